@@ -1,0 +1,42 @@
+import type { Client } from '@temporalio/client';
+import { transcriptQuery } from '../shared/messages.js';
+import { demoModelName, type SessionEnvironment } from '../shared/model.js';
+import type { TranscriptEntry } from '../shared/session.js';
+import { createCallModel } from './call-model.js';
+import type { ModelSettings } from './model-settings.js';
+import { TranscriptCache } from './transcript-cache.js';
+
+export interface ActivityDependencies {
+  client: Client;
+  model: ModelSettings;
+  /** Whether the server has Arbor's search attributes (default true). */
+  searchAttributes?: boolean;
+}
+
+const transcriptPageSize = 500;
+
+/** The activities a worker registers, closed over the worker's client and model settings. */
+export function createActivities({ client, model, searchAttributes = true }: ActivityDependencies) {
+  const transcripts = new TranscriptCache(async (sessionId, runId, count) => {
+    const handle = client.workflow.getHandle(sessionId, runId);
+    const entries: TranscriptEntry[] = [];
+    while (entries.length < count) {
+      const page = await handle.query(transcriptQuery, { offset: entries.length, limit: Math.min(transcriptPageSize, count - entries.length) });
+      if (page.length === 0) break;
+      entries.push(...page);
+    }
+    return entries;
+  });
+
+  return {
+    callModel: createCallModel(model, transcripts),
+
+    /** The model a new session uses (its own or the worker's default) and whether search attributes can be set. */
+    async prepareSession(requestedModel?: string): Promise<SessionEnvironment> {
+      const name = requestedModel ?? model.defaultModel;
+      return { model: name, provider: name === demoModelName ? 'demo' : 'openai-compatible', search_attributes: searchAttributes };
+    },
+  };
+}
+
+export type Activities = ReturnType<typeof createActivities>;

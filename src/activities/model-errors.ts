@@ -1,0 +1,56 @@
+import { ApplicationFailure } from '@temporalio/common';
+import { APIConnectionError, APIError } from 'openai';
+import { modelRequestRejected, modelTemporarilyUnavailable } from '../shared/model.js';
+
+const rejectedStatuses = new Set([400, 401, 403, 404, 422]);
+
+/**
+ * Turns a provider error into the failure Temporal's retry policy acts on: requests the provider refused are
+ * not retried, overload, server errors, timeouts and connection errors are, after Retry-After when given.
+ */
+export function toModelFailure(error: unknown): unknown {
+  if (error instanceof APIConnectionError) {
+    return ApplicationFailure.retryable(`cannot reach the model endpoint: ${error.message}`, modelTemporarilyUnavailable);
+  }
+  if (!(error instanceof APIError) || error.status === undefined) return error;
+  const status = error.status;
+  const detail = `${status} ${providerMessage(error)}`;
+  if (rejectedStatuses.has(status)) {
+    return ApplicationFailure.create({
+      message: `the model endpoint refused the request (${detail})`,
+      type: modelRequestRejected,
+      nonRetryable: true,
+      details: [{ status }],
+    });
+  }
+  const retryAfterMs = retryAfter(error.headers);
+  return ApplicationFailure.create({
+    message: `the model endpoint is unavailable (${detail})`,
+    type: modelTemporarilyUnavailable,
+    nonRetryable: false,
+    details: [{ status }],
+    ...(retryAfterMs !== undefined ? { nextRetryDelay: retryAfterMs } : {}),
+  });
+}
+
+function providerMessage(error: APIError): string {
+  const body = error.error as { message?: unknown } | undefined;
+  if (body && typeof body.message === 'string') return body.message;
+  return error.message.replace(/^\d{3}\s*/, '');
+}
+
+const maxRetryAfterMs = 10 * 60_000;
+
+/** Milliseconds to wait from `retry-after-ms` or `retry-after` (seconds or an HTTP date), capped at ten minutes. */
+export function retryAfter(headers: Headers | undefined, now: number = Date.now()): number | undefined {
+  if (!headers) return undefined;
+  const ms = Number(headers.get('retry-after-ms'));
+  if (headers.get('retry-after-ms') !== null && Number.isFinite(ms) && ms >= 0) return Math.min(ms, maxRetryAfterMs);
+  const value = headers.get('retry-after');
+  if (value === null || value.trim() === '') return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return seconds >= 0 ? Math.min(seconds * 1000, maxRetryAfterMs) : undefined;
+  const date = Date.parse(value);
+  if (Number.isNaN(date)) return undefined;
+  return Math.min(Math.max(0, date - now), maxRetryAfterMs);
+}

@@ -1,0 +1,58 @@
+import { randomUUID } from 'node:crypto';
+import type { Client } from '@temporalio/client';
+import { z } from 'zod';
+import { ArborClientError } from './client-errors.js';
+import { connectClient, loadConnectionSettings, type ConnectionOverrides, type ConnectionSettings } from './connection.js';
+import { sessionInputSchema, sessionWorkflowType, type SessionOptions } from './shared/session.js';
+import { defaultTitle } from './shared/titles.js';
+import { SessionHandle } from './session-handle.js';
+import type { sessionWorkflow } from './workflows/session-workflow.js';
+
+export { ArborClientError } from './client-errors.js';
+export { SessionHandle, type WaitOptions } from './session-handle.js';
+export type { SessionOptions, SessionSnapshot, SessionStatus, TranscriptEntry, SessionResult } from './shared/session.js';
+
+export interface ConnectOptions extends ConnectionOverrides {
+  env?: NodeJS.ProcessEnv;
+}
+
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Arbor's client SDK: starts sessions and gets handles to them, over the same connection settings as the worker. */
+export class ArborClient {
+  constructor(
+    readonly temporal: Client,
+    readonly taskQueue: string,
+  ) {}
+
+  static async connect(options: ConnectOptions = {}): Promise<ArborClient> {
+    const settings: ConnectionSettings = loadConnectionSettings(options.env ?? process.env, options);
+    return new ArborClient(await connectClient(settings), settings.taskQueue);
+  }
+
+  /** Starts a root session and returns its handle; the session id is a new UUID. */
+  async startSession(options: SessionOptions): Promise<SessionHandle> {
+    const parsed = sessionInputSchema.safeParse(options);
+    if (!parsed.success) throw new ArborClientError(`Invalid session options: ${z.prettifyError(parsed.error)}`);
+    const input = parsed.data;
+    if (!input.instruction?.trim()) throw new ArborClientError('A session needs an instruction: say what the agent should do.');
+    const sessionId = randomUUID();
+    await this.temporal.workflow.start<typeof sessionWorkflow>(sessionWorkflowType, {
+      workflowId: sessionId,
+      taskQueue: this.taskQueue,
+      args: [input],
+      staticSummary: input.title ?? defaultTitle(input.instruction),
+    });
+    return new SessionHandle(sessionId, this.temporal);
+  }
+
+  /** A handle to an existing session. The id must be a session id (a UUID). */
+  session(sessionId: string): SessionHandle {
+    if (!uuidPattern.test(sessionId)) throw new ArborClientError(`"${sessionId}" is not a session id: expected a UUID such as 1b4e28ba-2fa1-11d2-883f-0016d3cca427.`);
+    return new SessionHandle(sessionId, this.temporal);
+  }
+
+  async close(): Promise<void> {
+    await this.temporal.connection.close();
+  }
+}

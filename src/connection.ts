@@ -1,0 +1,46 @@
+import { Client, Connection } from '@temporalio/client';
+import { loadClientConnectConfig } from '@temporalio/envconfig';
+import type { NativeConnectionOptions } from '@temporalio/worker';
+
+export const defaultAddress = 'localhost:7233';
+export const defaultNamespace = 'default';
+export const defaultTaskQueue = 'arbor';
+
+/** Where and how to reach Temporal, following Temporal's own conventions (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TLS, profiles). */
+export interface ConnectionSettings {
+  address: string;
+  namespace: string;
+  taskQueue: string;
+  /** True when the user named a server (TEMPORAL_ADDRESS, a profile, or an explicit option). */
+  addressGiven: boolean;
+  connectionOptions: NativeConnectionOptions;
+}
+
+export interface ConnectionOverrides {
+  address?: string;
+  namespace?: string;
+  taskQueue?: string;
+}
+
+export function loadConnectionSettings(env: NodeJS.ProcessEnv = process.env, overrides: ConnectionOverrides = {}): ConnectionSettings {
+  const config = loadClientConnectConfig({ overrideEnvVars: env as Record<string, string> });
+  const address = overrides.address ?? config.connectionOptions.address ?? defaultAddress;
+  return {
+    address,
+    namespace: overrides.namespace ?? config.namespace ?? defaultNamespace,
+    taskQueue: overrides.taskQueue ?? (env.ARBOR_TASK_QUEUE?.trim() || defaultTaskQueue),
+    addressGiven: overrides.address !== undefined || config.connectionOptions.address !== undefined,
+    connectionOptions: { ...config.connectionOptions, address },
+  };
+}
+
+export async function connectClient(settings: ConnectionSettings): Promise<Client> {
+  const { address, tls, apiKey, metadata } = settings.connectionOptions;
+  const connection = await Connection.connect({
+    address,
+    ...(tls !== undefined ? { tls } : {}),
+    ...(apiKey !== undefined ? { apiKey: apiKey as string } : {}),
+    ...(metadata !== undefined ? { metadata } : {}),
+  });
+  return new Client({ connection, namespace: settings.namespace });
+}

@@ -1,0 +1,94 @@
+import { randomUUID } from 'node:crypto';
+import { WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
+import { z } from 'zod';
+import { ArborClientError } from './client-errors.js';
+import { messageStateQuery, snapshotQuery, transcriptQuery, userMessageSignal } from './shared/messages.js';
+import {
+  userMessageSchema,
+  type SessionResult,
+  type SessionSnapshot,
+  type TranscriptEntry,
+  type TranscriptRange,
+} from './shared/session.js';
+import type { sessionWorkflow } from './workflows/session-workflow.js';
+
+export interface WaitOptions {
+  /** Wait until this message has been taken into a turn and that turn has ended. */
+  messageId?: string;
+  /** Give up after this long (default: wait as long as it takes). */
+  timeoutMs?: number;
+  /** Called with transcript entries as they appear, from `fromEntry` on. */
+  onEntries?: (entries: TranscriptEntry[]) => void;
+  fromEntry?: number;
+  pollIntervalMs?: number;
+}
+
+/** A session by id: send it messages, read its snapshot and transcript, wait for its turns to end. */
+export class SessionHandle {
+  private readonly workflow: WorkflowHandle<typeof sessionWorkflow>;
+
+  constructor(
+    readonly id: string,
+    client: Client,
+  ) {
+    this.workflow = client.workflow.getHandle<typeof sessionWorkflow>(id);
+  }
+
+  /** Sends a user message and returns its id. Sending the same id twice delivers it once. */
+  async send(content: string, options: { id?: string } = {}): Promise<string> {
+    const parsed = userMessageSchema.safeParse({ content, id: options.id ?? randomUUID() });
+    if (!parsed.success) throw new ArborClientError(`Invalid message: ${z.prettifyError(parsed.error)}`);
+    await this.call(() => this.workflow.signal(userMessageSignal, parsed.data));
+    return parsed.data.id!;
+  }
+
+  snapshot(): Promise<SessionSnapshot> {
+    return this.call(() => this.workflow.query(snapshotQuery));
+  }
+
+  transcript(range?: TranscriptRange): Promise<TranscriptEntry[]> {
+    return this.call(() => this.workflow.query(transcriptQuery, range));
+  }
+
+  /** Resolves with the snapshot once the session is no longer running a turn (and, given a message id, has handled it). */
+  async waitUntilIdle(options: WaitOptions = {}): Promise<SessionSnapshot> {
+    const deadline = options.timeoutMs === undefined ? Infinity : Date.now() + options.timeoutMs;
+    const interval = options.pollIntervalMs ?? 200;
+    let seen = options.fromEntry ?? 0;
+    for (;;) {
+      const snapshot = await this.snapshot();
+      if (options.onEntries && snapshot.message_count > seen) {
+        const entries = await this.transcript({ offset: seen });
+        seen += entries.length;
+        if (entries.length > 0) options.onEntries(entries);
+      }
+      const handled = options.messageId === undefined || (await this.call(() => this.workflow.query(messageStateQuery, options.messageId!))) === 'handled';
+      if (handled && snapshot.status !== 'running' && (options.messageId !== undefined || snapshot.queued_messages === 0)) {
+        return snapshot;
+      }
+      if (Date.now() >= deadline) {
+        throw new ArborClientError(`Session ${this.id} is still ${snapshot.status} after ${options.timeoutMs} ms.`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, interval));
+    }
+  }
+
+  /** Stops the session (Temporal cancellation); its status becomes `stopped`. */
+  async stop(): Promise<void> {
+    await this.call(() => this.workflow.cancel());
+  }
+
+  /** The session's result once its workflow has ended (a root session runs until stopped). */
+  result(): Promise<SessionResult> {
+    return this.call(() => this.workflow.result());
+  }
+
+  private async call<T>(operation: () => Promise<T>): Promise<T> {
+    try {
+      return await operation();
+    } catch (error) {
+      if (error instanceof WorkflowNotFoundError) throw new ArborClientError(`No session with id ${this.id}.`);
+      throw error;
+    }
+  }
+}

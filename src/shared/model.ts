@@ -1,0 +1,38 @@
+import type { ToolCall, TranscriptEntry } from './session.js';
+
+/** The model the demo provider answers to; also the default when no endpoint is configured. */
+export const demoModelName = 'demo';
+
+/**
+ * Input of the `callModel` activity. The transcript travels as a delta (entries from `start` on) so that
+ * history grows with new content only; the activity rebuilds the earlier part from its cache or a query.
+ */
+export interface CallModelInput {
+  session_id: string;
+  run_id: string;
+  model: string;
+  turn: number;
+  round: number;
+  system_prompt: string;
+  tool_names: string[];
+  transcript_start: number;
+  transcript_delta: TranscriptEntry[];
+}
+
+export interface ModelReply {
+  content: string | null;
+  tool_calls: ToolCall[];
+}
+
+/** What the worker tells a new session about where it runs: recorded once in history, so replay sees the same. */
+export interface SessionEnvironment {
+  model: string;
+  provider: 'demo' | 'openai-compatible';
+  /** False on servers without custom search attributes (the time-skipping test server). */
+  search_attributes: boolean;
+}
+
+/** ApplicationFailure type of a model request the provider refused (400, 401, 403, 404, 422): retrying cannot help. */
+export const modelRequestRejected = 'ModelRequestRejected';
+/** ApplicationFailure type of a model failure worth retrying (429, 5xx, timeouts, connection errors). */
+export const modelTemporarilyUnavailable = 'ModelTemporarilyUnavailable';

@@ -1,0 +1,119 @@
+import { z } from 'zod';
+import type { TodoItem } from './tools/todo.js';
+
+/** Lifecycle of a session. `waiting_for_user` is reserved for askUser. */
+export const sessionStatuses = ['running', 'idle', 'waiting_for_user', 'completed', 'stopped', 'failed'] as const;
+export type SessionStatus = (typeof sessionStatuses)[number];
+
+/** Statuses after which a session's workflow has returned and takes no more messages. */
+export const closedStatuses: readonly SessionStatus[] = ['completed', 'stopped', 'failed'];
+
+export const defaultMaxToolRounds = 25;
+export const maxMessageLength = 200_000;
+
+export const toolCallSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  /** Raw JSON text exactly as the model produced it: it may be malformed. */
+  arguments: z.string(),
+});
+export type ToolCall = z.infer<typeof toolCallSchema>;
+
+export type TranscriptRole = 'user' | 'assistant' | 'tool' | 'error' | 'notice';
+
+/** One entry of a session's transcript. `error` and `notice` entries are for people and are not sent to the model. */
+export interface TranscriptEntry {
+  id: string;
+  role: TranscriptRole;
+  content: string;
+  created_at: string;
+  /** Assistant entries: the tool calls the model asked for. */
+  tool_calls?: ToolCall[];
+  /** Tool entries: which call this answers, and the tool's name. */
+  tool_call_id?: string;
+  name?: string;
+  /** Tool entries: the call was refused or failed, and the content explains why. */
+  is_error?: boolean;
+  /** Which turn produced the entry (1-based). */
+  turn?: number;
+}
+
+export const sessionInputSchema = z.object({
+  instruction: z.string().max(maxMessageLength).optional(),
+  title: z.string().max(200).optional(),
+  model: z.string().min(1).max(200).optional(),
+  system_prompt: z.string().max(maxMessageLength).optional(),
+  parent_session_id: z.string().optional(),
+  root_session_id: z.string().optional(),
+  /** Model calls allowed in one turn before the turn is ended. */
+  max_tool_rounds: z.number().int().min(1).max(1000).optional(),
+  /** Names of the built-in tools this session may use; omitted means all. */
+  tools: z.array(z.string()).optional(),
+});
+export type SessionOptions = z.infer<typeof sessionInputSchema>;
+
+/** State carried across continue-as-new; absent on a session's first run. */
+export interface CarriedState {
+  transcript: TranscriptEntry[];
+  inbox: InboxMessage[];
+  turn: number;
+  model: string;
+  search_attributes: boolean;
+  created_at: string;
+  todos: TodoItem[];
+}
+
+export interface SessionInput extends SessionOptions {
+  carried?: CarriedState;
+}
+
+export interface InboxMessage {
+  id: string;
+  content: string;
+}
+
+export const userMessageSchema = z.object({
+  id: z.string().min(1).max(200).optional(),
+  content: z.string().trim().min(1, 'message is empty').max(maxMessageLength),
+});
+export type UserMessage = z.infer<typeof userMessageSchema>;
+
+export interface LastMessage {
+  role: TranscriptRole;
+  content: string;
+  created_at: string;
+}
+
+export interface SessionSnapshot {
+  session_id: string;
+  title: string;
+  status: SessionStatus;
+  parent_session_id: string | null;
+  root_session_id: string;
+  model: string;
+  created_at: string;
+  updated_at: string;
+  turn: number;
+  message_count: number;
+  queued_messages: number;
+  last_message: LastMessage | null;
+  last_error: string | null;
+  todos: TodoItem[];
+}
+
+export type MessageState = 'unknown' | 'queued' | 'handled';
+
+export interface TranscriptRange {
+  offset?: number;
+  limit?: number;
+}
+
+/** What a session's workflow returns when it ends. */
+export interface SessionResult {
+  session_id: string;
+  status: SessionStatus;
+  final_message: string | null;
+}
+
+/** The registered name of the session workflow: part of the durable protocol, never to be renamed. */
+export const sessionWorkflowType = 'sessionWorkflow';

@@ -1,0 +1,19 @@
+import { todoWrite } from './todo.js';
+
+/** The one list of built-in tools. Dispatch in the workflow is typed over these names, so a tool without a handler does not compile. */
+export const builtinTools = [todoWrite] as const;
+
+export type BuiltinTool = (typeof builtinTools)[number];
+export type ToolName = BuiltinTool['name'];
+
+export const toolNames: readonly ToolName[] = builtinTools.map((tool) => tool.name);
+
+const toolsByName = new Map<string, BuiltinTool>(builtinTools.map((tool) => [tool.name, tool]));
+
+export function findTool(name: string): BuiltinTool | undefined {
+  return toolsByName.get(name);
+}
+
+export function isToolName(name: string): name is ToolName {
+  return toolsByName.has(name);
+}

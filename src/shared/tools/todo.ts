@@ -1,0 +1,26 @@
+import { z } from 'zod';
+import { defineTool } from './define-tool.js';
+
+export const todoStatuses = ['pending', 'in_progress', 'completed'] as const;
+
+export const todoItemSchema = z.object({
+  content: z.string().trim().min(1).max(500).describe('Task description, in the imperative ("Write the tests")'),
+  status: z.enum(todoStatuses).describe('pending, in_progress or completed'),
+  active_form: z
+    .string()
+    .max(200)
+    .optional()
+    .describe('Short text shown in the status bar while the item is in progress ("Writing the tests")'),
+});
+export type TodoItem = z.infer<typeof todoItemSchema>;
+
+export const todoWrite = defineTool({
+  name: 'todoWrite',
+  description:
+    'Manage your task list. Each call passes the complete list, which replaces the previous one. ' +
+    'Keep tasks at a verifiable granularity, mark one item in_progress at a time, mark finished ones completed, ' +
+    'and remove unneeded items instead of marking them cancelled.',
+  input: z.object({
+    todos: z.array(todoItemSchema).max(100).default([]).describe('The complete todo list'),
+  }),
+});

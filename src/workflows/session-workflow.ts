@@ -1,0 +1,120 @@
+import {
+  allHandlersFinished,
+  condition,
+  continueAsNew,
+  isCancellation,
+  proxyLocalActivities,
+  setHandler,
+  upsertSearchAttributes,
+  uuid4,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { SearchAttributeUpdatePair } from '@temporalio/common';
+import type { Activities } from '../activities/index.js';
+import { messageStateQuery, snapshotQuery, transcriptQuery, userMessageSignal } from '../shared/messages.js';
+import { defaultSystemPrompt } from '../shared/prompts.js';
+import { parentSessionIdKey, rootSessionIdKey, statusKey, titleKey } from '../shared/search-attributes.js';
+import {
+  closedStatuses,
+  defaultMaxToolRounds,
+  userMessageSchema,
+  type SessionInput,
+  type SessionResult,
+  type SessionStatus,
+} from '../shared/session.js';
+import { toolNames } from '../shared/tools/registry.js';
+import { SessionState } from './session-state.js';
+import { runTurn, type ModelCursor, type TurnSettings } from './turn.js';
+import { defaultTitle } from '../shared/titles.js';
+
+const { prepareSession } = proxyLocalActivities<Activities>({ startToCloseTimeout: '10 seconds' });
+
+/**
+ * A session: waits for user messages and answers each with a turn of model and tool calls. A root session stays
+ * open between turns; a sub-agent (a session with a parent) completes once its work is done.
+ */
+export async function sessionWorkflow(input: SessionInput): Promise<SessionResult> {
+  const info = workflowInfo();
+  const sessionId = info.workflowId;
+  const state = new SessionState(
+    {
+      session_id: sessionId,
+      title: input.title ?? defaultTitle(input.instruction),
+      parent_session_id: input.parent_session_id ?? null,
+      root_session_id: input.root_session_id ?? sessionId,
+    },
+    { now: () => new Date(), newId: uuid4 },
+    input.carried,
+  );
+
+  setHandler(userMessageSignal, (message) => {
+    // A malformed message is dropped here rather than failing the workflow; the client validates before sending.
+    const parsed = userMessageSchema.safeParse(message);
+    if (parsed.success && !closedStatuses.includes(state.status)) state.enqueue(parsed.data);
+  });
+  setHandler(snapshotQuery, () => state.snapshot());
+  setHandler(transcriptQuery, (range) => state.transcriptRange(range));
+  setHandler(messageStateQuery, (id) => state.messageState(id));
+
+  const reportStatus = (status: SessionStatus) => {
+    if (state.status === status) return;
+    state.setStatus(status);
+    if (state.searchAttributes) upsertSearchAttributes([{ key: statusKey, value: status }]);
+  };
+
+  const settings: TurnSettings = {
+    systemPrompt: input.system_prompt ?? defaultSystemPrompt,
+    toolNames: input.tools ? toolNames.filter((name) => input.tools!.includes(name)) : [...toolNames],
+    maxToolRounds: input.max_tool_rounds ?? defaultMaxToolRounds,
+  };
+  const cursor: ModelCursor = { sent: 0 };
+  const closesWhenDone = state.identity.parent_session_id !== null;
+
+  try {
+    if (!input.carried) {
+      if (input.instruction?.trim()) state.enqueue({ content: input.instruction });
+      const environment = await prepareSession(input.model);
+      state.model = environment.model;
+      state.searchAttributes = environment.search_attributes;
+      if (state.searchAttributes) upsertSearchAttributes(identityAttributes(state));
+    }
+    for (;;) {
+      await condition(() => state.inbox.length > 0);
+      reportStatus('running');
+      state.turn += 1;
+      state.lastError = null;
+      for (const message of state.takeInbox()) {
+        state.append({ id: message.id, role: 'user', content: message.content, turn: state.turn });
+      }
+      const outcome = await runTurn(state, settings, cursor);
+      if (state.inbox.length > 0) continue;
+      if (closesWhenDone) {
+        reportStatus(outcome === 'model_failed' ? 'failed' : 'completed');
+        return result(state);
+      }
+      reportStatus('idle');
+      if (workflowInfo().continueAsNewSuggested) {
+        await condition(allHandlersFinished);
+        await continueAsNew<typeof sessionWorkflow>({ ...input, instruction: undefined, carried: state.carry() });
+      }
+    }
+  } catch (error) {
+    if (!isCancellation(error)) throw error;
+    reportStatus('stopped');
+    return result(state);
+  }
+}
+
+function identityAttributes(state: SessionState): SearchAttributeUpdatePair[] {
+  const { identity } = state;
+  return [
+    { key: rootSessionIdKey, value: identity.root_session_id },
+    { key: titleKey, value: identity.title },
+    { key: statusKey, value: state.status },
+    ...(identity.parent_session_id ? [{ key: parentSessionIdKey, value: identity.parent_session_id }] : []),
+  ];
+}
+
+function result(state: SessionState): SessionResult {
+  return { session_id: state.identity.session_id, status: state.status, final_message: state.finalMessage() };
+}

@@ -1,0 +1,68 @@
+import { isCancellation } from '@temporalio/workflow';
+import { z } from 'zod';
+import type { ToolCall } from '../../shared/session.js';
+import { findTool, type ToolName } from '../../shared/tools/registry.js';
+import { toolHandlers } from './handlers.js';
+import type { ToolContext } from './tool-context.js';
+import { ToolError } from './tool-error.js';
+
+export interface ToolOutcome {
+  content: string;
+  is_error: boolean;
+}
+
+const maxToolResultLength = 100_000;
+
+/**
+ * Validates one tool call against its schema and runs it. Anything the model got wrong (unknown tool,
+ * malformed JSON, arguments the schema refuses, a rule the handler enforces) comes back as a tool error
+ * the model can correct; only cancellation propagates.
+ */
+export async function dispatchToolCall(
+  call: ToolCall,
+  allowedTools: ReadonlySet<string>,
+  context: Omit<ToolContext, 'toolCallId'>,
+): Promise<ToolOutcome> {
+  try {
+    const content = await runToolCall(call, allowedTools, { ...context, toolCallId: call.id });
+    return { content: bound(content), is_error: false };
+  } catch (error) {
+    if (isCancellation(error)) throw error;
+    const message = error instanceof ToolError ? error.message : `Tool ${call.name} failed: ${describe(error)}`;
+    return { content: bound(`Error: ${message}`), is_error: true };
+  }
+}
+
+async function runToolCall(call: ToolCall, allowedTools: ReadonlySet<string>, context: ToolContext): Promise<string> {
+  const tool = allowedTools.has(call.name) ? findTool(call.name) : undefined;
+  if (!tool) {
+    const available = [...allowedTools].join(', ') || 'none';
+    throw new ToolError(`Unknown tool "${call.name}". Available tools: ${available}.`);
+  }
+  const raw = parseArguments(call.arguments);
+  const parsed = tool.input.safeParse(raw);
+  if (!parsed.success) {
+    throw new ToolError(`Invalid arguments for ${tool.name}:\n${z.prettifyError(parsed.error)}`);
+  }
+  const handler = toolHandlers[tool.name as ToolName] as (args: unknown, context: ToolContext) => string | Promise<string>;
+  return await handler(parsed.data, context);
+}
+
+function parseArguments(text: string): unknown {
+  if (text.trim() === '') return {};
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new ToolError(`Arguments are not valid JSON (${describe(error)}). Send a JSON object.`);
+  }
+}
+
+function describe(error: unknown): string {
+  if (error instanceof Error) return error.cause instanceof Error ? `${error.message}: ${error.cause.message}` : error.message;
+  return String(error);
+}
+
+function bound(text: string): string {
+  if (text.length <= maxToolResultLength) return text;
+  return `${text.slice(0, maxToolResultLength)}\n[truncated: ${text.length - maxToolResultLength} more characters]`;
+}

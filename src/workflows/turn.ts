@@ -1,0 +1,86 @@
+import { isCancellation, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import type { Activities } from '../activities/index.js';
+import type { CallModelInput, ModelReply } from '../shared/model.js';
+import type { SessionState } from './session-state.js';
+import { dispatchToolCall } from './tools/dispatch.js';
+import { describeModelFailure } from './model-failure.js';
+
+const { callModel } = proxyActivities<Activities>({
+  startToCloseTimeout: '5 minutes',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 10 },
+});
+
+export interface TurnSettings {
+  systemPrompt: string;
+  toolNames: string[];
+  maxToolRounds: number;
+}
+
+/** How far the model has been shown the transcript in this run: the next model call sends only what follows. */
+export interface ModelCursor {
+  sent: number;
+}
+
+export type TurnOutcome = 'answered' | 'round_limit' | 'model_failed';
+
+/** Runs one turn: model call, tool calls, repeated until the model answers without tools or a limit ends it. */
+export async function runTurn(state: SessionState, settings: TurnSettings, cursor: ModelCursor): Promise<TurnOutcome> {
+  const allowedTools = new Set(settings.toolNames);
+  for (let round = 1; round <= settings.maxToolRounds; round++) {
+    let reply: ModelReply;
+    try {
+      reply = await callModel.executeWithOptions({ summary: `turn ${state.turn} · round ${round} · ${state.model}` }, [
+        modelInput(state, settings, cursor, round),
+      ]);
+    } catch (error) {
+      if (isCancellation(error)) throw error;
+      const message = describeModelFailure(error);
+      state.lastError = message;
+      state.append({ role: 'error', content: message, turn: state.turn });
+      return 'model_failed';
+    }
+    const toolCalls = reply.tool_calls;
+    state.append({
+      role: 'assistant',
+      content: reply.content ?? '',
+      turn: state.turn,
+      ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
+    });
+    if (toolCalls.length === 0) return 'answered';
+
+    const outcomes = await Promise.all(toolCalls.map((call) => dispatchToolCall(call, allowedTools, { state })));
+    toolCalls.forEach((call, index) => {
+      const outcome = outcomes[index]!;
+      state.append({
+        role: 'tool',
+        content: outcome.content,
+        tool_call_id: call.id,
+        name: call.name,
+        turn: state.turn,
+        ...(outcome.is_error ? { is_error: true } : {}),
+      });
+    });
+  }
+  state.append({
+    role: 'notice',
+    content: `The turn was ended after ${settings.maxToolRounds} model calls (the per-turn tool round limit).`,
+    turn: state.turn,
+  });
+  return 'round_limit';
+}
+
+function modelInput(state: SessionState, settings: TurnSettings, cursor: ModelCursor, round: number): CallModelInput {
+  const start = cursor.sent;
+  cursor.sent = state.transcript.length;
+  return {
+    session_id: state.identity.session_id,
+    run_id: workflowInfo().runId,
+    model: state.model,
+    turn: state.turn,
+    round,
+    system_prompt: settings.systemPrompt,
+    tool_names: settings.toolNames,
+    transcript_start: start,
+    transcript_delta: state.transcript.slice(start),
+  };
+}
