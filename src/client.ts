@@ -26,7 +26,10 @@ export class ArborClient {
   ) {}
 
   static async connect(options: ConnectOptions = {}): Promise<ArborClient> {
-    const settings: ConnectionSettings = loadConnectionSettings(options.env ?? process.env, options);
+    return ArborClient.fromSettings(loadConnectionSettings(options.env ?? process.env, options));
+  }
+
+  static async fromSettings(settings: ConnectionSettings): Promise<ArborClient> {
     return new ArborClient(await connectClient(settings), settings.taskQueue);
   }
 

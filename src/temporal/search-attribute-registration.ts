@@ -1,8 +1,8 @@
 import type { Connection } from '@temporalio/client';
-import { temporal } from '@temporalio/proto';
+import proto from '@temporalio/proto';
 import { arborSearchAttributes } from '../shared/search-attributes.js';
 
-const IndexedValueType = temporal.api.enums.v1.IndexedValueType;
+const IndexedValueType = proto.temporal.api.enums.v1.IndexedValueType;
 const grpcAlreadyExists = 6;
 
 export class SearchAttributesMissingError extends Error {

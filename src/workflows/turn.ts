@@ -7,6 +7,8 @@ import { describeModelFailure } from './model-failure.js';
 
 const { callModel } = proxyActivities<Activities>({
   startToCloseTimeout: '5 minutes',
+  // The activity heartbeats while it waits for the model, so a lost worker is noticed in seconds, not minutes.
+  heartbeatTimeout: '15 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 10 },
 });
 

@@ -1,0 +1,56 @@
+import { Command } from 'commander';
+import { modelSettingsFromEnv } from '../../activities/model-settings.js';
+import { doctorReport, type DoctorReport } from '../../temporal/doctor.js';
+import { isServerReachable } from '../../temporal/dev-server.js';
+import { createOutput } from '../output.js';
+import { connectionSettingsFrom, withConnectionFlags, type ConnectionFlags } from '../options.js';
+
+interface DoctorFlags extends ConnectionFlags {
+  json?: boolean;
+  install?: boolean;
+}
+
+export const doctorCommand = withConnectionFlags(
+  new Command('doctor')
+    .description('report the Temporal binaries, the server and the model Arbor would use')
+    .option('--no-install', 'only look for the binaries, install nothing')
+    .option('--json', 'print one JSON object'),
+).action(async (flags: DoctorFlags) => {
+  const output = createOutput(Boolean(flags.json));
+  const settings = connectionSettingsFrom(flags);
+  const model = modelSettingsFromEnv();
+  const [binaries, reachable] = await Promise.all([
+    doctorReport({ install: flags.install !== false, log: (line) => output.progress(line) }),
+    isServerReachable(settings.address, 1500),
+  ]);
+  const report = {
+    binaries,
+    temporal: { address: settings.address, namespace: settings.namespace, task_queue: settings.taskQueue, reachable, address_from_environment: settings.addressGiven },
+    model: {
+      default_model: model.defaultModel,
+      base_url: model.baseURL ?? (model.apiKey ? 'https://api.openai.com/v1' : null),
+      api_key: model.apiKey ? 'set' : 'not set',
+    },
+  };
+  output.result(report, renderDoctor(report, binaries));
+});
+
+function renderDoctor(report: { temporal: Record<string, unknown>; model: Record<string, unknown> }, binaries: DoctorReport): string {
+  const lines = [`Arbor cache ${binaries.cacheDir}`];
+  for (const [label, binary] of [['Temporal CLI', binaries.cli], ['Time-skipping test server', binaries.testServer]] as const) {
+    lines.push(
+      binary.found
+        ? `${label}: ${binary.path} (from ${binary.source}${binary.version ? `, ${binary.version}` : ''})`
+        : binary.source === 'sdk-download'
+          ? `${label}: not on this machine; @temporalio/testing will download it when first needed`
+          : `${label}: not found`,
+    );
+    for (const way of binary.tried) lines.push(`  tried ${way.way}: ${way.reason}`);
+  }
+  lines.push(
+    `Temporal server ${report.temporal.address} (namespace ${report.temporal.namespace}): ${report.temporal.reachable ? 'reachable' : 'not reachable'}`,
+    `Task queue ${report.temporal.task_queue}`,
+    `Model ${report.model.default_model}${report.model.base_url ? ` at ${report.model.base_url}` : ''}, API key ${report.model.api_key}`,
+  );
+  return lines.join('\n');
+}

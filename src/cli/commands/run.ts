@@ -1,0 +1,31 @@
+import { Command } from 'commander';
+import { createOutput } from '../output.js';
+import { connectionSettingsFrom, nonEmptyText, positiveInteger } from '../options.js';
+import { ensureLocalRuntime } from '../local-runtime.js';
+import { waitForAnswer } from '../wait-for-answer.js';
+import { withClient } from '../with-client.js';
+import { sessionOptionsFrom, withSessionFlags, type SessionFlags } from './start.js';
+
+interface RunFlags extends SessionFlags {
+  timeout?: number;
+}
+
+export const runCommand = withSessionFlags(
+  new Command('run')
+    .description('start a root session, show its progress, print the final answer and exit')
+    .argument('<instruction>', 'what the agent should do', nonEmptyText('The instruction')),
+)
+  .option('--timeout <seconds>', 'give up waiting after this many seconds', positiveInteger('--timeout'))
+  .action(async (instruction: string, flags: RunFlags) => {
+    const output = createOutput(Boolean(flags.json));
+    const runtime = await ensureLocalRuntime(connectionSettingsFrom(flags), (line) => output.progress(line));
+    try {
+      await withClient(runtime.settings, async (client) => {
+        const session = await client.startSession(sessionOptionsFrom(instruction, flags));
+        output.progress(`session ${session.id}`);
+        await waitForAnswer(session, output, { fromEntry: 0, timeoutSeconds: flags.timeout });
+      });
+    } finally {
+      await runtime.stop();
+    }
+  });

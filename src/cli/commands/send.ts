@@ -1,0 +1,33 @@
+import { Command } from 'commander';
+import { createOutput } from '../output.js';
+import { connectionSettingsFrom, nonEmptyText, positiveInteger, withConnectionFlags, type ConnectionFlags } from '../options.js';
+import { withClient } from '../with-client.js';
+import { waitForAnswer } from '../wait-for-answer.js';
+
+interface SendFlags extends ConnectionFlags {
+  wait?: boolean;
+  timeout?: number;
+  json?: boolean;
+}
+
+export const sendCommand = withConnectionFlags(
+  new Command('send')
+    .description('send a message to a session')
+    .argument('<session-id>', 'the session id (a UUID)')
+    .argument('<message>', 'the message', nonEmptyText('The message'))
+    .option('--wait', 'wait for the turn to end and print the answer')
+    .option('--timeout <seconds>', 'with --wait, give up after this many seconds', positiveInteger('--timeout'))
+    .option('--json', 'print one JSON object'),
+).action(async (sessionId: string, message: string, flags: SendFlags) => {
+  const output = createOutput(Boolean(flags.json));
+  await withClient(connectionSettingsFrom(flags), async (client) => {
+    const session = client.session(sessionId);
+    const before = flags.wait ? (await session.snapshot()).message_count : 0;
+    const messageId = await session.send(message);
+    if (!flags.wait) {
+      output.result({ session_id: session.id, message_id: messageId }, `sent ${messageId}`);
+      return;
+    }
+    await waitForAnswer(session, output, { messageId, fromEntry: before, timeoutSeconds: flags.timeout });
+  });
+});

@@ -1,0 +1,97 @@
+import { resolve } from 'node:path';
+import type { Client } from '@temporalio/client';
+import proto from '@temporalio/proto';
+import { connectClient, type ConnectionSettings } from '../connection.js';
+import { startDevServer, isServerReachable, type DevServer } from '../temporal/dev-server.js';
+import { createArborWorker, type ArborWorker } from '../worker.js';
+import { UsageError } from './usage-error.js';
+
+export const embeddedDatabase = '.arbor/temporal.db';
+export const embeddedUiPort = 8233;
+
+/** What `arbor dev`, `run` and `chat` brought up in this process, to be stopped on exit. */
+export interface LocalRuntime {
+  settings: ConnectionSettings;
+  server?: DevServer;
+  worker?: ArborWorker;
+  workerRun?: Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Starts the embedded dev server (SQLite under .arbor/, Web UI on 8233). */
+export async function startEmbeddedServer(
+  settings: ConnectionSettings,
+  log: (line: string) => void,
+  options: { port?: number; uiPort?: number; dbFile?: string } = {},
+): Promise<{ server: DevServer; settings: ConnectionSettings }> {
+  const server = await startDevServer({
+    port: options.port ?? 7233,
+    uiPort: options.uiPort ?? embeddedUiPort,
+    dbFilename: resolve(options.dbFile ?? embeddedDatabase),
+    namespace: settings.namespace,
+    log,
+  });
+  const address = server.address;
+  return { server, settings: { ...settings, address, connectionOptions: { ...settings.connectionOptions, address } } };
+}
+
+/** Starts a worker in this process; resolves once it is polling. */
+export async function startInProcessWorker(settings: ConnectionSettings): Promise<{ worker: ArborWorker; run: Promise<void> }> {
+  const worker = await createArborWorker({ connection: settings });
+  const run = worker.run();
+  return { worker, run };
+}
+
+/**
+ * For `run` and `chat`: uses the configured server when it answers, else starts the embedded one (unless the user
+ * named a server, which then must answer); starts an in-process worker when no live worker polls the task queue.
+ */
+export async function ensureLocalRuntime(settings: ConnectionSettings, log: (line: string) => void): Promise<LocalRuntime> {
+  let server: DevServer | undefined;
+  if (!(await isServerReachable(settings.address, 1500))) {
+    if (settings.addressGiven) {
+      throw new UsageError(`Cannot reach the Temporal server at ${settings.address}. Start it, or unset TEMPORAL_ADDRESS to let Arbor start its own.`);
+    }
+    log(`No Temporal server at ${settings.address}; starting the embedded dev server (state in ${embeddedDatabase}).`);
+    ({ server, settings } = await startEmbeddedServer(settings, log));
+  }
+  let worker: ArborWorker | undefined;
+  let workerRun: Promise<void> | undefined;
+  const client = await connectClient(settings);
+  try {
+    if (!(await hasLiveWorker(client, settings))) {
+      log(`No worker polls task queue "${settings.taskQueue}"; starting one in this process.`);
+      ({ worker, run: workerRun } = await startInProcessWorker(settings));
+    }
+  } catch (error) {
+    await server?.stop();
+    throw error;
+  } finally {
+    await client.connection.close();
+  }
+  return {
+    settings,
+    ...(server ? { server } : {}),
+    ...(worker ? { worker } : {}),
+    ...(workerRun ? { workerRun } : {}),
+    async stop() {
+      worker?.shutdown();
+      await workerRun?.catch(() => undefined);
+      await server?.stop();
+    },
+  };
+}
+
+/** A worker counts as live when it polled the workflow task queue within the last long-poll period. */
+async function hasLiveWorker(client: Client, settings: ConnectionSettings): Promise<boolean> {
+  const response = await client.workflowService.describeTaskQueue({
+    namespace: settings.namespace,
+    taskQueue: { name: settings.taskQueue, kind: proto.temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
+    taskQueueType: proto.temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+  });
+  const now = Date.now();
+  return (response.pollers ?? []).some((poller) => {
+    const seconds = Number(poller.lastAccessTime?.seconds ?? 0);
+    return now - seconds * 1000 < 75_000;
+  });
+}

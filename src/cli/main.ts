@@ -1,0 +1,54 @@
+import { Command, CommanderError } from 'commander';
+import { DefaultLogger, makeTelemetryFilterString, Runtime, type LogLevel } from '@temporalio/worker';
+import { ArborClientError } from '../client-errors.js';
+import { chatCommand } from './commands/chat.js';
+import { devCommand } from './commands/dev.js';
+import { doctorCommand } from './commands/doctor.js';
+import { runCommand } from './commands/run.js';
+import { sendCommand } from './commands/send.js';
+import { showCommand } from './commands/show.js';
+import { startCommand } from './commands/start.js';
+import { workerCommand } from './commands/worker.js';
+import { UsageError } from './usage-error.js';
+
+const logLevels = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'] as const;
+
+function installQuietRuntime(): void {
+  const requested = process.env.ARBOR_LOG_LEVEL?.toUpperCase();
+  const level: LogLevel = (logLevels as readonly string[]).includes(requested ?? '') ? (requested as LogLevel) : 'WARN';
+  Runtime.install({
+    logger: new DefaultLogger(level),
+    telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: level === 'WARN' ? 'ERROR' : level }), forward: {} } },
+  });
+}
+
+export function buildProgram(): Command {
+  const program = new Command('arbor')
+    .description('Durable LLM agent sessions on Temporal')
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride();
+  for (const command of [devCommand, workerCommand, doctorCommand, runCommand, startCommand, sendCommand, showCommand, chatCommand]) {
+    program.addCommand(command.exitOverride().showHelpAfterError('(run with --help for usage)'));
+  }
+  return program;
+}
+
+export async function main(argv: string[] = process.argv): Promise<void> {
+  installQuietRuntime();
+  try {
+    await buildProgram().parseAsync(argv);
+  } catch (error) {
+    process.exitCode = exitCodeFor(error);
+  }
+}
+
+function exitCodeFor(error: unknown): number {
+  if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2; // commander already printed the message
+  if (error instanceof UsageError || error instanceof ArborClientError) {
+    process.stderr.write(`arbor: ${error.message}\n`);
+    return 2;
+  }
+  process.stderr.write(`arbor: ${error instanceof Error ? error.message : String(error)}\n`);
+  if (process.env.ARBOR_DEBUG && error instanceof Error) process.stderr.write(`${error.stack}\n`);
+  return 1;
+}

@@ -1,0 +1,45 @@
+import { InvalidArgumentError, type Command } from 'commander';
+import { loadConnectionSettings, type ConnectionSettings } from '../connection.js';
+
+export interface ConnectionFlags {
+  address?: string;
+  namespace?: string;
+  taskQueue?: string;
+}
+
+/** --address, --namespace, --task-queue: override TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE and ARBOR_TASK_QUEUE. */
+export function withConnectionFlags(command: Command): Command {
+  return command
+    .option('--address <host:port>', 'Temporal frontend address (default: TEMPORAL_ADDRESS or localhost:7233)')
+    .option('--namespace <name>', 'Temporal namespace (default: TEMPORAL_NAMESPACE or "default")')
+    .option('--task-queue <name>', 'task queue of Arbor workers (default: ARBOR_TASK_QUEUE or "arbor")');
+}
+
+export function connectionSettingsFrom(flags: ConnectionFlags): ConnectionSettings {
+  return loadConnectionSettings(process.env, {
+    ...(flags.address ? { address: flags.address } : {}),
+    ...(flags.namespace ? { namespace: flags.namespace } : {}),
+    ...(flags.taskQueue ? { taskQueue: flags.taskQueue } : {}),
+  });
+}
+
+export function positiveInteger(name: string) {
+  return (value: string): number => {
+    const number = Number(value);
+    if (!Number.isInteger(number) || number <= 0) throw new InvalidArgumentError(`${name} must be a positive whole number, got "${value}".`);
+    return number;
+  };
+}
+
+export function port(value: string): number {
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 1 || number > 65535) throw new InvalidArgumentError(`expected a port between 1 and 65535, got "${value}".`);
+  return number;
+}
+
+export function nonEmptyText(what: string) {
+  return (value: string): string => {
+    if (!value.trim()) throw new InvalidArgumentError(`${what} is empty.`);
+    return value;
+  };
+}

@@ -1,0 +1,57 @@
+import type { SessionSnapshot, TranscriptEntry } from '../shared/session.js';
+
+/** One line of progress per transcript entry, for people watching a turn. */
+export function renderProgress(entry: TranscriptEntry): string | undefined {
+  switch (entry.role) {
+    case 'assistant':
+      return entry.tool_calls?.length
+        ? `  → ${entry.tool_calls.map((call) => `${call.name}(${abbreviate(call.arguments, 80)})`).join(', ')}`
+        : undefined;
+    case 'tool':
+      return `  ${entry.is_error ? '✗' : '✓'} ${entry.name}: ${abbreviate(entry.content, 160)}`;
+    case 'error':
+      return `  ! ${entry.content}`;
+    case 'notice':
+      return `  · ${entry.content}`;
+    case 'user':
+      return undefined;
+  }
+}
+
+export function renderSnapshot(snapshot: SessionSnapshot): string {
+  const lines = [
+    `session   ${snapshot.session_id}`,
+    `title     ${snapshot.title}`,
+    `status    ${snapshot.status}`,
+    `model     ${snapshot.model}`,
+    `root      ${snapshot.root_session_id}${snapshot.parent_session_id ? `\nparent    ${snapshot.parent_session_id}` : ''}`,
+    `turns     ${snapshot.turn}, messages ${snapshot.message_count}${snapshot.queued_messages ? `, ${snapshot.queued_messages} queued` : ''}`,
+    `updated   ${snapshot.updated_at}`,
+  ];
+  if (snapshot.todos.length > 0) {
+    lines.push('todos');
+    for (const todo of snapshot.todos) {
+      const mark = todo.status === 'completed' ? '[x]' : todo.status === 'in_progress' ? '[>]' : '[ ]';
+      const active = todo.status === 'in_progress' && todo.active_form ? ` (${todo.active_form})` : '';
+      lines.push(`  ${mark} ${todo.content}${active}`);
+    }
+  }
+  if (snapshot.last_error) lines.push(`error     ${snapshot.last_error}`);
+  if (snapshot.last_message) {
+    lines.push(`last message (${snapshot.last_message.role}, ${snapshot.last_message.created_at}):`);
+    lines.push(indent(snapshot.last_message.content));
+  }
+  return lines.join('\n');
+}
+
+function abbreviate(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
+}
+
+function indent(text: string): string {
+  return text
+    .split('\n')
+    .map((line) => `  ${line}`)
+    .join('\n');
+}

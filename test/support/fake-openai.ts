@@ -1,0 +1,99 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** What the fake answers to one request: a completion (content and/or tool calls) or an HTTP error. */
+export type FakeReply =
+  | { content?: string | null; toolCalls?: { name: string; arguments: string; id?: string }[]; delayMs?: number }
+  | { status: number; body?: unknown; headers?: Record<string, string>; delayMs?: number };
+
+export interface RecordedRequest {
+  path: string;
+  headers: IncomingMessage['headers'];
+  body: {
+    model: string;
+    messages: { role: string; content: string | null; tool_calls?: { id: string; function: { name: string; arguments: string } }[]; tool_call_id?: string }[];
+    tools?: { type: string; function: { name: string; description: string; parameters: unknown } }[];
+  };
+}
+
+/**
+ * An OpenAI-compatible chat-completions server on loopback. Replies come from a script, in order, falling back to
+ * `fallback` when the script is empty; every request is recorded for assertions.
+ */
+export class FakeOpenAI {
+  readonly requests: RecordedRequest[] = [];
+  private readonly script: FakeReply[] = [];
+  private server: Server | undefined;
+  private counter = 0;
+  fallback: (request: RecordedRequest) => FakeReply = () => ({ content: 'fallback answer' });
+
+  get baseURL(): string {
+    const address = this.server?.address() as AddressInfo | undefined;
+    if (!address) throw new Error('fake OpenAI server is not started');
+    return `http://127.0.0.1:${address.port}/v1`;
+  }
+
+  /** Queues replies for the next requests. */
+  reply(...replies: FakeReply[]): this {
+    this.script.push(...replies);
+    return this;
+  }
+
+  /** Requests made for the given session (matched on the first user message's text). */
+  requestsFor(instruction: string): RecordedRequest[] {
+    return this.requests.filter((request) => request.body.messages.find((message) => message.role === 'user')?.content === instruction);
+  }
+
+  async start(): Promise<this> {
+    this.server = createServer((request, response) => void this.handle(request, response));
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    this.server?.closeAllConnections();
+    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+  }
+
+  private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    if (request.method !== 'POST' || !request.url?.endsWith('/chat/completions')) {
+      response.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `no route ${request.url}` } }));
+      return;
+    }
+    const recorded: RecordedRequest = { path: request.url, headers: request.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) };
+    this.requests.push(recorded);
+    const reply = this.script.shift() ?? this.fallback(recorded);
+    if (reply.delayMs) await new Promise((resolve) => setTimeout(resolve, reply.delayMs));
+    if (response.destroyed) return;
+    if ('status' in reply) {
+      response
+        .writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers })
+        .end(JSON.stringify(reply.body ?? { error: { message: `fake error ${reply.status}`, type: 'fake' } }));
+      return;
+    }
+    const id = ++this.counter;
+    const toolCalls = reply.toolCalls?.map((call, index) => ({
+      id: call.id ?? `call_${id}_${index}`,
+      type: 'function',
+      function: { name: call.name, arguments: call.arguments },
+    }));
+    response.writeHead(200, { 'content-type': 'application/json' }).end(
+      JSON.stringify({
+        id: `chatcmpl-${id}`,
+        object: 'chat.completion',
+        created: Math.floor(Date.now() / 1000),
+        model: recorded.body.model,
+        choices: [
+          {
+            index: 0,
+            finish_reason: toolCalls?.length ? 'tool_calls' : 'stop',
+            message: { role: 'assistant', content: reply.content ?? null, ...(toolCalls?.length ? { tool_calls: toolCalls } : {}) },
+          },
+        ],
+        usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+      }),
+    );
+  }
+}

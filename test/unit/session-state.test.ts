@@ -1,0 +1,264 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { TranscriptEntry } from '../../src/shared/session.js';
+import { SessionState, type SessionIdentity, type StateClock } from '../../src/workflows/session-state.js';
+
+/** A clock that advances one second per `now()` call, so every timestamp it hands out is distinct. */
+function fakeClock(start = Date.parse('2024-05-01T10:00:00.000Z')): StateClock & { calls: number } {
+  let n = 0;
+  const clock = {
+    calls: 0,
+    now: () => new Date(start + 1000 * clock.calls++),
+    newId: () => `id-${n++}`,
+  };
+  return clock;
+}
+
+const identity: SessionIdentity = {
+  session_id: 'sess-1',
+  title: 'Plan the trip',
+  parent_session_id: 'sess-0',
+  root_session_id: 'sess-root',
+};
+
+let clock: ReturnType<typeof fakeClock>;
+let state: SessionState;
+
+beforeEach(() => {
+  clock = fakeClock();
+  state = new SessionState(identity, clock);
+});
+
+describe('SessionState construction', () => {
+  it('starts idle and empty, with created_at and updated_at taken from the clock', () => {
+    expect(state.status).toBe('idle');
+    expect(state.transcript).toEqual([]);
+    expect(state.inbox).toEqual([]);
+    expect(state.turn).toBe(0);
+    expect(state.todos).toEqual([]);
+    expect(state.lastError).toBeNull();
+    expect(state.createdAt).toBe('2024-05-01T10:00:00.000Z');
+    expect(state.updatedAt).toBe('2024-05-01T10:00:00.000Z');
+  });
+});
+
+describe('enqueue and messageState', () => {
+  it('queues a message under its own id and reports it as queued', () => {
+    state.enqueue({ id: 'm1', content: 'hello' });
+    expect(state.inbox).toEqual([{ id: 'm1', content: 'hello' }]);
+    expect(state.messageState('m1')).toBe('queued');
+  });
+
+  it('gives a message without an id a fresh id from the clock', () => {
+    state.enqueue({ content: 'first' });
+    state.enqueue({ content: 'second' });
+    expect(state.inbox).toEqual([
+      { id: 'id-0', content: 'first' },
+      { id: 'id-1', content: 'second' },
+    ]);
+  });
+
+  it('ignores a second message with an id that is already queued', () => {
+    state.enqueue({ id: 'm1', content: 'hello' });
+    state.enqueue({ id: 'm1', content: 'hello again' });
+    expect(state.inbox).toEqual([{ id: 'm1', content: 'hello' }]);
+  });
+
+  it('ignores a message whose id was already handled into the transcript', () => {
+    state.enqueue({ id: 'm1', content: 'hello' });
+    for (const message of state.takeInbox()) state.append({ id: message.id, role: 'user', content: message.content });
+    state.enqueue({ id: 'm1', content: 'hello' });
+    expect(state.inbox).toEqual([]);
+    expect(state.transcript.filter((entry) => entry.role === 'user')).toHaveLength(1);
+  });
+
+  it('does not touch updated_at when a duplicate is ignored', () => {
+    state.enqueue({ id: 'm1', content: 'hello' });
+    const after = state.updatedAt;
+    state.enqueue({ id: 'm1', content: 'hello' });
+    expect(state.updatedAt).toBe(after);
+  });
+
+  it('moves updated_at forward when a message is queued', () => {
+    const before = state.updatedAt;
+    state.enqueue({ id: 'm1', content: 'hello' });
+    expect(Date.parse(state.updatedAt)).toBeGreaterThan(Date.parse(before));
+  });
+
+  it('reports unknown for an id it has never seen', () => {
+    expect(state.messageState('nope')).toBe('unknown');
+  });
+
+  it('reports handled for a user entry in the transcript', () => {
+    state.append({ id: 'u1', role: 'user', content: 'hi' });
+    expect(state.messageState('u1')).toBe('handled');
+  });
+
+  it('does not count a non-user entry with the same id as a handled message', () => {
+    state.append({ id: 'x', role: 'assistant', content: 'hi' });
+    expect(state.messageState('x')).toBe('unknown');
+  });
+});
+
+describe('takeInbox', () => {
+  it('returns the queued messages in order and leaves the inbox empty', () => {
+    state.enqueue({ id: 'a', content: 'one' });
+    state.enqueue({ id: 'b', content: 'two' });
+    const taken = state.takeInbox();
+    expect(taken.map((message) => message.id)).toEqual(['a', 'b']);
+    expect(state.inbox).toEqual([]);
+    expect(state.takeInbox()).toEqual([]);
+  });
+});
+
+describe('append', () => {
+  it('assigns an id and created_at from the clock and pushes the entry', () => {
+    const entry = state.append({ role: 'assistant', content: 'done', turn: 1 });
+    expect(entry).toEqual({ role: 'assistant', content: 'done', turn: 1, id: 'id-0', created_at: '2024-05-01T10:00:01.000Z' });
+    expect(state.transcript).toEqual([entry]);
+  });
+
+  it('keeps an id the caller supplies', () => {
+    const entry = state.append({ id: 'given', role: 'user', content: 'hi' });
+    expect(entry.id).toBe('given');
+  });
+
+  it('moves updated_at forward', () => {
+    const before = state.updatedAt;
+    state.append({ role: 'notice', content: 'n' });
+    expect(Date.parse(state.updatedAt)).toBeGreaterThan(Date.parse(before));
+  });
+});
+
+describe('transcriptRange', () => {
+  beforeEach(() => {
+    for (let i = 0; i < 5; i++) state.append({ role: 'user', content: `m${i}` });
+  });
+  const contents = (entries: TranscriptEntry[]) => entries.map((entry) => entry.content);
+
+  it('returns the whole transcript without a range', () => {
+    expect(contents(state.transcriptRange())).toEqual(['m0', 'm1', 'm2', 'm3', 'm4']);
+  });
+
+  it('starts at offset and returns at most limit entries', () => {
+    expect(contents(state.transcriptRange({ offset: 1, limit: 2 }))).toEqual(['m1', 'm2']);
+  });
+
+  it('returns everything from offset when no limit is given', () => {
+    expect(contents(state.transcriptRange({ offset: 3 }))).toEqual(['m3', 'm4']);
+  });
+
+  it('treats a negative offset as zero and a negative limit as zero', () => {
+    expect(contents(state.transcriptRange({ offset: -3, limit: 1 }))).toEqual(['m0']);
+    expect(state.transcriptRange({ offset: 1, limit: -1 })).toEqual([]);
+  });
+
+  it('returns nothing for an offset past the end', () => {
+    expect(state.transcriptRange({ offset: 10 })).toEqual([]);
+  });
+
+  it('returns a copy that does not alias the transcript', () => {
+    const range = state.transcriptRange();
+    range.pop();
+    expect(state.transcript).toHaveLength(5);
+  });
+});
+
+describe('finalMessage', () => {
+  it('is null when no assistant has spoken', () => {
+    state.append({ role: 'user', content: 'hi' });
+    expect(state.finalMessage()).toBeNull();
+  });
+
+  it('is the last assistant content, skipping assistant entries that only called tools and later tool entries', () => {
+    state.append({ role: 'assistant', content: 'first answer' });
+    state.append({ role: 'user', content: 'more' });
+    state.append({ role: 'assistant', content: 'second answer' });
+    state.append({ role: 'assistant', content: '', tool_calls: [{ id: 'c1', name: 'todoWrite', arguments: '{}' }] });
+    state.append({ role: 'tool', content: 'ok', tool_call_id: 'c1', name: 'todoWrite' });
+    state.append({ role: 'error', content: 'boom' });
+    expect(state.finalMessage()).toBe('second answer');
+  });
+});
+
+describe('snapshot', () => {
+  it('reports identity, status, counts and the last message', () => {
+    state.model = 'demo';
+    state.turn = 2;
+    state.append({ role: 'user', content: 'hi' });
+    const last = state.append({ role: 'assistant', content: 'hello there' });
+    state.enqueue({ id: 'q1', content: 'queued one' });
+    state.setStatus('running');
+    state.lastError = 'something broke';
+    state.todos = [{ content: 'Do it', status: 'pending' }];
+
+    const snapshot = state.snapshot();
+    expect(snapshot).toEqual({
+      session_id: 'sess-1',
+      title: 'Plan the trip',
+      status: 'running',
+      parent_session_id: 'sess-0',
+      root_session_id: 'sess-root',
+      model: 'demo',
+      created_at: '2024-05-01T10:00:00.000Z',
+      updated_at: state.updatedAt,
+      turn: 2,
+      message_count: 2,
+      queued_messages: 1,
+      last_message: { role: 'assistant', content: 'hello there', created_at: last.created_at },
+      last_error: 'something broke',
+      todos: [{ content: 'Do it', status: 'pending' }],
+    });
+  });
+
+  it('has a null last_message and zero counts for a fresh session', () => {
+    const snapshot = state.snapshot();
+    expect(snapshot.last_message).toBeNull();
+    expect(snapshot.message_count).toBe(0);
+    expect(snapshot.queued_messages).toBe(0);
+  });
+
+  it('setStatus changes the status and updated_at', () => {
+    const before = state.updatedAt;
+    state.setStatus('completed');
+    expect(state.snapshot().status).toBe('completed');
+    expect(Date.parse(state.snapshot().updated_at)).toBeGreaterThan(Date.parse(before));
+  });
+});
+
+describe('carry', () => {
+  it('round-trips transcript, inbox, turn, model, search attributes, todos and created_at through the constructor', () => {
+    state.append({ id: 'u1', role: 'user', content: 'hi' });
+    state.append({ role: 'assistant', content: 'hello' });
+    state.enqueue({ id: 'q1', content: 'later' });
+    state.turn = 3;
+    state.model = 'gpt-4o-mini';
+    state.searchAttributes = true;
+    state.todos = [{ content: 'Task', status: 'in_progress', active_form: 'Tasking' }];
+
+    // Through JSON, as continue-as-new would serialize it.
+    const carried = JSON.parse(JSON.stringify(state.carry()));
+    const laterClock = fakeClock(Date.parse('2024-06-01T00:00:00.000Z'));
+    const next = new SessionState(identity, laterClock, carried);
+
+    expect(next.transcript).toEqual(state.transcript);
+    expect(next.inbox).toEqual([{ id: 'q1', content: 'later' }]);
+    expect(next.turn).toBe(3);
+    expect(next.model).toBe('gpt-4o-mini');
+    expect(next.searchAttributes).toBe(true);
+    expect(next.todos).toEqual(state.todos);
+    expect(next.createdAt).toBe('2024-05-01T10:00:00.000Z');
+    expect(next.updatedAt).toBe('2024-06-01T00:00:00.000Z');
+    expect(next.carry()).toEqual(carried);
+  });
+
+  it('keeps deduplication working across the carry', () => {
+    state.append({ id: 'u1', role: 'user', content: 'hi' });
+    state.enqueue({ id: 'q1', content: 'later' });
+    const next = new SessionState(identity, fakeClock(), JSON.parse(JSON.stringify(state.carry())));
+    next.enqueue({ id: 'u1', content: 'hi' });
+    next.enqueue({ id: 'q1', content: 'later' });
+    expect(next.inbox).toEqual([{ id: 'q1', content: 'later' }]);
+    expect(next.messageState('u1')).toBe('handled');
+    expect(next.messageState('q1')).toBe('queued');
+  });
+});
