@@ -18,6 +18,14 @@ export interface ConnectOptions extends ConnectionOverrides {
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/** Returns the id if it is a session id (a UUID), else throws an error that says so. */
+export function checkSessionId(sessionId: string): string {
+  if (!uuidPattern.test(sessionId)) {
+    throw new ArborClientError(`"${sessionId}" is not a session id: expected a UUID such as 1b4e28ba-2fa1-11d2-883f-0016d3cca427.`);
+  }
+  return sessionId;
+}
+
 /** Arbor's client SDK: starts sessions and gets handles to them, over the same connection settings as the worker. */
 export class ArborClient {
   constructor(
@@ -51,8 +59,7 @@ export class ArborClient {
 
   /** A handle to an existing session. The id must be a session id (a UUID). */
   session(sessionId: string): SessionHandle {
-    if (!uuidPattern.test(sessionId)) throw new ArborClientError(`"${sessionId}" is not a session id: expected a UUID such as 1b4e28ba-2fa1-11d2-883f-0016d3cca427.`);
-    return new SessionHandle(sessionId, this.temporal);
+    return new SessionHandle(checkSessionId(sessionId), this.temporal);
   }
 
   async close(): Promise<void> {

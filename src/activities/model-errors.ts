@@ -44,8 +44,9 @@ const maxRetryAfterMs = 10 * 60_000;
 /** Milliseconds to wait from `retry-after-ms` or `retry-after` (seconds or an HTTP date), capped at ten minutes. */
 export function retryAfter(headers: Headers | undefined, now: number = Date.now()): number | undefined {
   if (!headers) return undefined;
-  const ms = Number(headers.get('retry-after-ms'));
-  if (headers.get('retry-after-ms') !== null && Number.isFinite(ms) && ms >= 0) return Math.min(ms, maxRetryAfterMs);
+  const msText = headers.get('retry-after-ms')?.trim();
+  const ms = Number(msText);
+  if (msText && Number.isFinite(ms) && ms >= 0) return Math.min(ms, maxRetryAfterMs);
   const value = headers.get('retry-after');
   if (value === null || value.trim() === '') return undefined;
   const seconds = Number(value);

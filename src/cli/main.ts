@@ -33,13 +33,18 @@ export function buildProgram(): Command {
   return program;
 }
 
-export async function main(argv: string[] = process.argv): Promise<void> {
+/** Runs the CLI and exits the process when the command is done (Temporal's native runtime would keep it alive). */
+export async function main(argv: string[] = process.argv): Promise<never> {
   installQuietRuntime();
   try {
     await buildProgram().parseAsync(argv);
   } catch (error) {
     process.exitCode = exitCodeFor(error);
   }
+  // Let buffered output reach its destination before exiting.
+  await new Promise<void>((resolve) => process.stdout.write('', () => resolve()));
+  await new Promise<void>((resolve) => process.stderr.write('', () => resolve()));
+  process.exit();
 }
 
 function exitCodeFor(error: unknown): number {

@@ -192,6 +192,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   let spawnError: Error | undefined;
   child.once('error', (err) => {
     spawnError = err;
+    if (child.pid === undefined) process.removeListener('exit', killWithUs); // never started
   });
 
   let stopping: Promise<void> | undefined;

@@ -132,6 +132,5 @@ describe('a session on the dev server with an OpenAI-compatible model', () => {
     expect(scheduled?.userMetadata?.summary?.data).toBeDefined();
     expect(Buffer.from(scheduled!.userMetadata!.summary!.data!).toString()).toContain('turn 1');
     expect(JSON.stringify(history)).not.toContain(apiKey);
-    expect(Buffer.from(JSON.stringify(history.events!.map((event) => event.toJSON?.() ?? event))).toString()).not.toContain(apiKey);
   });
 });

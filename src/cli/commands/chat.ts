@@ -1,6 +1,7 @@
 import { createInterface } from 'node:readline/promises';
 import { Command } from 'commander';
 import type { SessionHandle } from '../../session-handle.js';
+import { checkSessionId } from '../../client.js';
 import { createOutput } from '../output.js';
 import { connectionSettingsFrom } from '../options.js';
 import { ensureLocalRuntime } from '../local-runtime.js';
@@ -11,7 +12,7 @@ import { sessionOptionsFrom, withSessionFlags, type SessionFlags } from './start
 export const chatCommand = withSessionFlags(
   new Command('chat')
     .description('talk with a session interactively (a new one, or an existing one by id); /exit or Ctrl-D ends')
-    .argument('[session-id]', 'continue this session instead of starting a new one'),
+    .argument('[session-id]', 'continue this session instead of starting a new one', checkSessionId),
 ).action(async (sessionId: string | undefined, flags: SessionFlags) => {
   const output = createOutput(false);
   const runtime = await ensureLocalRuntime(connectionSettingsFrom(flags), (line) => output.progress(line));

@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { checkSessionId } from '../../client.js';
 import { createOutput } from '../output.js';
 import { connectionSettingsFrom, nonEmptyText, positiveInteger, withConnectionFlags, type ConnectionFlags } from '../options.js';
 import { withClient } from '../with-client.js';
@@ -13,7 +14,7 @@ interface SendFlags extends ConnectionFlags {
 export const sendCommand = withConnectionFlags(
   new Command('send')
     .description('send a message to a session')
-    .argument('<session-id>', 'the session id (a UUID)')
+    .argument('<session-id>', 'the session id (a UUID)', checkSessionId)
     .argument('<message>', 'the message', nonEmptyText('The message'))
     .option('--wait', 'wait for the turn to end and print the answer')
     .option('--timeout <seconds>', 'with --wait, give up after this many seconds', positiveInteger('--timeout'))

@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { checkSessionId } from '../../client.js';
 import { createOutput } from '../output.js';
 import { connectionSettingsFrom, withConnectionFlags, type ConnectionFlags } from '../options.js';
 import { renderSnapshot } from '../render.js';
@@ -12,7 +13,7 @@ interface ShowFlags extends ConnectionFlags {
 export const showCommand = withConnectionFlags(
   new Command('show')
     .description("print a session's snapshot (and with --transcript its whole transcript)")
-    .argument('<session-id>', 'the session id (a UUID)')
+    .argument('<session-id>', 'the session id (a UUID)', checkSessionId)
     .option('--transcript', 'include the transcript')
     .option('--json', 'print one JSON object'),
 ).action(async (sessionId: string, flags: ShowFlags) => {

@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { withClient } from '../with-client.js';
 import { createOutput } from '../output.js';
-import { connectionSettingsFrom, positiveInteger, withConnectionFlags, type ConnectionFlags } from '../options.js';
+import { connectionSettingsFrom, nonEmptyText, positiveInteger, withConnectionFlags, type ConnectionFlags } from '../options.js';
 
 export interface SessionFlags extends ConnectionFlags {
   title?: string;
@@ -28,7 +28,9 @@ export function sessionOptionsFrom(instruction: string, flags: SessionFlags) {
 }
 
 export const startCommand = withSessionFlags(
-  new Command('start').description('start a root session and print its id without waiting').argument('<instruction>', 'what the agent should do'),
+  new Command('start')
+    .description('start a root session and print its id without waiting')
+    .argument('<instruction>', 'what the agent should do', nonEmptyText('The instruction')),
 ).action(async (instruction: string, flags: SessionFlags) => {
   const output = createOutput(Boolean(flags.json));
   await withClient(connectionSettingsFrom(flags), async (client) => {

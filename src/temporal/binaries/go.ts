@@ -24,7 +24,9 @@ export async function installCliWithGo(ctx: InstallContext): Promise<InstallOutc
       try {
         await installFileAtomically(target, async (staging) => {
           const env = { ...ctx.env, GOBIN: staging, CGO_ENABLED: '0', GOFLAGS: `${ctx.env.GOFLAGS ?? ''} -buildvcs=false`.trim() };
-          const result = await runCommand(goPath, ['install', pkg], { env, cwd: staging, timeoutMs: GO_TIMEOUT_MS });
+          // As the CLI's release build does: strip symbols, stamp the version.
+          const ldflags = `-ldflags=-s -w -X github.com/temporalio/cli/temporalcli.Version=${GO_CLI_VERSION.replace(/^v/, '')}`;
+          const result = await runCommand(goPath, ['install', ldflags, pkg], { env, cwd: staging, timeoutMs: GO_TIMEOUT_MS });
           if (result.code !== 0) throw new Error(describeFailure('go install', result));
           const built = join(staging, exeName('temporal'));
           if (!(await isExecutableFile(built))) throw new Error(`go install succeeded but ${built} is missing`);

@@ -1,0 +1,186 @@
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findFreePort } from '../../src/temporal/dev-server.js';
+import { devServerSettings } from '../support/connection.js';
+import { FakeOpenAI } from '../support/fake-openai.js';
+import { killHard, runCli, startWorkerProcess } from '../support/processes.js';
+
+describe('the arbor CLI against a running worker', () => {
+  const fake = new FakeOpenAI();
+  const settings = devServerSettings();
+  let worker: ChildProcess;
+  let env: NodeJS.ProcessEnv;
+
+  beforeAll(async () => {
+    await fake.start();
+    env = { TEMPORAL_ADDRESS: settings.address, ARBOR_TASK_QUEUE: settings.taskQueue };
+    worker = await startWorkerProcess({ ...env, OPENAI_BASE_URL: fake.baseURL, OPENAI_API_KEY: 'sk-cli', ARBOR_MODEL: 'fake-model' });
+  });
+
+  afterAll(async () => {
+    if (worker) await killHard(worker);
+    await fake.stop();
+  });
+
+  it('starts a session, sends a message with --wait and shows the snapshot, all as JSON', async () => {
+    fake.fallback = (request) => ({ content: `echo: ${request.body.messages.at(-1)?.content}` });
+    const started = await runCli(['start', 'Say hello.', '--title', 'Greeting', '--json'], env);
+    expect(started.code, started.stderr).toBe(0);
+    const { session_id } = JSON.parse(started.stdout) as { session_id: string };
+    expect(session_id).toMatch(/^[0-9a-f-]{36}$/);
+
+    const sent = await runCli(['send', session_id, 'Hello again', '--wait', '--json'], env);
+    expect(sent.code, sent.stderr).toBe(0);
+    const answer = JSON.parse(sent.stdout);
+    expect(answer).toMatchObject({ session_id, status: 'idle', answer: 'echo: Hello again', error: null });
+
+    const shown = await runCli(['show', session_id, '--json'], env);
+    expect(shown.code, shown.stderr).toBe(0);
+    const snapshot = JSON.parse(shown.stdout);
+    expect(snapshot).toMatchObject({
+      session_id,
+      title: 'Greeting',
+      status: 'idle',
+      parent_session_id: null,
+      root_session_id: session_id,
+      message_count: 4,
+      last_message: { role: 'assistant', content: 'echo: Hello again', created_at: expect.any(String) },
+    });
+  });
+
+  it('prints the human snapshot without --json', async () => {
+    const started = await runCli(['start', 'Count to three.', '--json'], env);
+    const { session_id } = JSON.parse(started.stdout);
+    await runCli(['send', session_id, 'Go on', '--wait'], env);
+    const shown = await runCli(['show', session_id], env);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toContain(`session   ${session_id}`);
+    expect(shown.stdout).toContain('status    idle');
+  });
+
+  it.each([
+    [['show', 'not-a-session'], /not a session id: expected a UUID/],
+    [['show', randomUUID()], /No session with id/],
+    [['send', randomUUID()], /missing required argument 'message'/],
+    [['start', '   '], /The instruction is empty/],
+    [['run', 'x', '--max-tool-rounds', 'lots'], /--max-tool-rounds must be a positive whole number/],
+    [['frobnicate'], /unknown command 'frobnicate'/],
+  ])('refuses %j with a message that says what to fix and exit code 2', async (args, message) => {
+    const result = await runCli(args, env);
+    expect(result.stderr).toMatch(message);
+    expect(result.code).toBe(2);
+  });
+
+  it('reports the binaries and the server with doctor --json', async () => {
+    const result = await runCli(['doctor', '--json', '--no-install'], { ...env, ARBOR_CACHE_DIR: process.env.ARBOR_CACHE_DIR ?? '' });
+    expect(result.code, result.stderr).toBe(0);
+    const report = JSON.parse(result.stdout);
+    expect(report.temporal).toMatchObject({ address: settings.address, reachable: true, task_queue: settings.taskQueue });
+    expect(report.model.default_model).toBe('demo');
+    expect(report.binaries.cli).toHaveProperty('found');
+  });
+});
+
+describe('arbor run with no worker polling', () => {
+  it('starts a worker in its own process, runs the demo model and prints the answer', async () => {
+    const settings = devServerSettings();
+    const result = await runCli(['run', 'Plan a picnic.', '--json'], { TEMPORAL_ADDRESS: settings.address, ARBOR_TASK_QUEUE: settings.taskQueue }, 90_000);
+    expect(result.code, result.stderr).toBe(0);
+    const output = JSON.parse(result.stdout);
+    expect(output.status).toBe('idle');
+    expect(output.answer).toContain('demo model');
+    expect(output.snapshot.todos).toHaveLength(3);
+  });
+});
+
+describe('arbor dev', () => {
+  it('serves sessions from a SQLite file across a restart, and Ctrl-C stops server and worker', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'arbor-dev-'));
+    const port = await findFreePort();
+    const uiPort = await findFreePort();
+    const taskQueue = `dev-${randomUUID()}`;
+    const env = { TEMPORAL_ADDRESS: `127.0.0.1:${port}`, ARBOR_TASK_QUEUE: taskQueue };
+    const startDev = () => startDevProcess(['--port', String(port), '--ui-port', String(uiPort), '--db', join(dir, 'temporal.db')], taskQueue);
+
+    const first = await startDev();
+    let sessionId: string;
+    try {
+      expect(first.output()).toContain(`Web UI at http://127.0.0.1:${uiPort}`);
+      const started = await runCli(['start', 'Hello dev server', '--json'], env);
+      expect(started.code, started.stderr).toBe(0);
+      sessionId = JSON.parse(started.stdout).session_id;
+      const sent = await runCli(['send', sessionId, 'Again', '--wait', '--json'], env);
+      expect(sent.code, sent.stderr).toBe(0);
+      expect(JSON.parse(sent.stdout).answer).toContain('demo model');
+    } finally {
+      await first.interrupt();
+    }
+    expect(first.exitCode()).toBe(0);
+    expect(isAlive(first.serverPid)).toBe(false);
+
+    const second = await startDev();
+    try {
+      const shown = await runCli(['show', sessionId, '--json'], env);
+      expect(shown.code, shown.stderr).toBe(0);
+      expect(JSON.parse(shown.stdout)).toMatchObject({ session_id: sessionId, status: 'idle', turn: 2, message_count: 8 });
+    } finally {
+      await second.interrupt();
+    }
+    expect(isAlive(second.serverPid)).toBe(false);
+  }, 240_000);
+});
+
+async function startDevProcess(args: string[], taskQueue: string) {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/cli-main.ts', 'dev', ...args], {
+    cwd: join(import.meta.dirname, '../..'),
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, TEMPORAL_CONFIG_FILE: '/nonexistent/arbor-test.toml', ARBOR_TASK_QUEUE: taskQueue },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  try {
+    await waitFor(() => output.includes('Arbor is running') || child.exitCode !== null, 90_000, () => output);
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw error;
+  }
+  if (child.exitCode !== null) throw new Error(`arbor dev exited early:\n${output}`);
+  const serverPid = await childPid(child.pid!);
+  return {
+    serverPid,
+    output: () => output,
+    exitCode: () => child.exitCode,
+    async interrupt() {
+      child.kill('SIGINT');
+      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 30_000))]);
+      if (child.exitCode === null) child.kill('SIGKILL');
+    },
+  };
+}
+
+async function waitFor(predicate: () => boolean, timeoutMs: number, describe: () => string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!predicate()) {
+    if (Date.now() > deadline) throw new Error(`timed out; output so far:\n${describe()}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+async function childPid(parent: number): Promise<number> {
+  const output = execFileSync('ps', ['-o', 'pid=', '--ppid', String(parent)]).toString().trim();
+  return Number(output.split('\n')[0]);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,71 @@
+import type { ChildProcess } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ArborClient } from '../../src/client.js';
+import { devServerSettings } from '../support/connection.js';
+import { FakeOpenAI } from '../support/fake-openai.js';
+import { killHard, startWorkerProcess } from '../support/processes.js';
+
+describe('a worker killed in the middle of a turn', () => {
+  const fake = new FakeOpenAI();
+  const settings = devServerSettings();
+  const workers: ChildProcess[] = [];
+  let client: ArborClient;
+
+  const workerEnv = () => ({
+    TEMPORAL_ADDRESS: settings.address,
+    ARBOR_TASK_QUEUE: settings.taskQueue,
+    OPENAI_BASE_URL: fake.baseURL,
+    OPENAI_API_KEY: 'sk-restart-test',
+    ARBOR_MODEL: 'fake-model',
+  });
+
+  beforeAll(async () => {
+    await fake.start();
+    client = await ArborClient.fromSettings(settings);
+  });
+
+  afterAll(async () => {
+    await Promise.all(workers.map(killHard));
+    await client?.close();
+    await fake.stop();
+  });
+
+  it('lets a new worker finish the turn with nothing lost or doubled', async () => {
+    const instruction = 'Write a plan, then finish.';
+    let secondCallArrived!: () => void;
+    const arrived = new Promise<void>((resolve) => (secondCallArrived = resolve));
+    fake.reply(
+      { toolCalls: [{ name: 'todoWrite', arguments: JSON.stringify({ todos: [{ content: 'Write the plan', status: 'in_progress' }] }) }] },
+      // The worker dies while this call waits for the model.
+      { content: 'never delivered', delayMs: 120_000 },
+      { content: 'Finished after the restart.' },
+    );
+    const recordedBefore = () => fake.requestsFor(instruction).length;
+
+    workers.push(await startWorkerProcess(workerEnv()));
+    const session = await client.startSession({ instruction });
+    const poll = setInterval(() => {
+      if (recordedBefore() >= 2) secondCallArrived();
+    }, 50);
+    await arrived;
+    clearInterval(poll);
+    await killHard(workers[0]!);
+
+    workers.push(await startWorkerProcess(workerEnv()));
+    const snapshot = await session.waitUntilIdle({ timeoutMs: 90_000 });
+
+    expect(snapshot.status).toBe('idle');
+    expect(snapshot.last_error).toBeNull();
+    expect(snapshot.todos).toEqual([{ content: 'Write the plan', status: 'in_progress' }]);
+    const transcript = await session.transcript();
+    expect(transcript.map((entry) => [entry.role, entry.role === 'assistant' ? entry.content : entry.name ?? entry.content])).toEqual([
+      ['user', instruction],
+      ['assistant', ''],
+      ['tool', 'todoWrite'],
+      ['assistant', 'Finished after the restart.'],
+    ]);
+    // The retried call ran on the new worker, which had to rebuild the earlier conversation from the workflow.
+    const retried = fake.requestsFor(instruction)[2]!;
+    expect(retried.body.messages.map((message) => message.role)).toEqual(['system', 'user', 'assistant', 'tool']);
+  }, 150_000);
+});

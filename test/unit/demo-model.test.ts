@@ -1,0 +1,134 @@
+import { describe, expect, it } from 'vitest';
+import { demoReply } from '../../src/activities/demo-model.js';
+import type { TranscriptEntry } from '../../src/shared/session.js';
+import { todoWrite } from '../../src/shared/tools/todo.js';
+
+const tools = ['todoWrite'];
+let n = 0;
+
+function entry(role: TranscriptEntry['role'], content: string, extra: Partial<TranscriptEntry> = {}): TranscriptEntry {
+  return { id: `e${n++}`, role, content, created_at: '2024-05-01T10:00:00.000Z', ...extra };
+}
+
+describe('demoReply', () => {
+  it('answers a fresh request with one todoWrite call whose arguments satisfy the todoWrite schema', () => {
+    const transcript = [entry('user', 'Plan a picnic for Saturday')];
+    const reply = demoReply(transcript, tools);
+
+    expect(reply.content).toContain('demo model');
+    expect(reply.tool_calls).toHaveLength(1);
+    const [call] = reply.tool_calls;
+    expect(call!.name).toBe('todoWrite');
+    expect(call!.id).toBe('demo_1_0');
+
+    const parsed = todoWrite.input.safeParse(JSON.parse(call!.arguments));
+    expect(parsed.success).toBe(true);
+    const todos = parsed.data!.todos;
+    expect(todos.length).toBeGreaterThan(0);
+    expect(todos.filter((todo) => todo.status === 'in_progress')).toHaveLength(1);
+    expect(todos.some((todo) => todo.content.includes('Plan a picnic for Saturday'))).toBe(true);
+  });
+
+  it('keeps the plan valid for a very long, multi-line request', () => {
+    const request = `${'word '.repeat(400)}\n\n${'more '.repeat(400)}`;
+    const reply = demoReply([entry('user', request)], tools);
+    const parsed = todoWrite.input.safeParse(JSON.parse(reply.tool_calls[0]!.arguments));
+    expect(parsed.success).toBe(true);
+    for (const todo of parsed.data!.todos) expect(todo.content).not.toContain('\n');
+  });
+
+  it('answers without tool calls after the tool result, saying it is the demo model and echoing the result', () => {
+    const transcript = [
+      entry('user', 'Plan a picnic'),
+      entry('assistant', '(demo model) Let me plan this first.', {
+        tool_calls: [{ id: 'demo_1_0', name: 'todoWrite', arguments: '{}' }],
+      }),
+      entry('tool', 'Todo list updated: 3 item(s)', { tool_call_id: 'demo_1_0', name: 'todoWrite' }),
+    ];
+    const reply = demoReply(transcript, tools);
+    expect(reply.tool_calls).toEqual([]);
+    expect(reply.content).toContain('demo model');
+    expect(reply.content).toContain('You asked: "Plan a picnic"');
+    expect(reply.content).toContain('todoWrite answered: Todo list updated: 3 item(s)');
+  });
+
+  it('says a tool returned an error when the tool entry is an error', () => {
+    const transcript = [
+      entry('user', 'Plan'),
+      entry('assistant', '', { tool_calls: [{ id: 'c', name: 'todoWrite', arguments: 'x' }] }),
+      entry('tool', 'Error: bad JSON', { tool_call_id: 'c', name: 'todoWrite', is_error: true }),
+    ];
+    expect(demoReply(transcript, tools).content).toContain('todoWrite returned an error: Error: bad JSON');
+  });
+
+  it('answers directly when todoWrite is not among the allowed tools', () => {
+    const reply = demoReply([entry('user', 'Hello')], []);
+    expect(reply.tool_calls).toEqual([]);
+    expect(reply.content).toContain('demo model');
+  });
+
+  it('plans again for a new user message after an earlier answered turn', () => {
+    const transcript = [
+      entry('user', 'First'),
+      entry('assistant', 'answer'),
+      entry('user', 'Second question'),
+    ];
+    const reply = demoReply(transcript, tools);
+    expect(reply.tool_calls).toHaveLength(1);
+    expect(reply.tool_calls[0]!.arguments).toContain('Second question');
+    expect(reply.tool_calls[0]!.arguments).not.toContain('First');
+  });
+
+  it('mentions "demo model" in every reply it gives, whatever the transcript', () => {
+    const transcripts: TranscriptEntry[][] = [
+      [],
+      [entry('user', 'hi')],
+      [entry('user', '/tool todoWrite {}')],
+      [entry('user', 'hi'), entry('assistant', 'x', { tool_calls: [{ id: 'c', name: 'todoWrite', arguments: '{}' }] })],
+      [entry('user', 'hi'), entry('assistant', 'x'), entry('notice', 'n'), entry('error', 'e')],
+    ];
+    for (const transcript of transcripts) {
+      for (const names of [tools, []]) {
+        expect(demoReply(transcript, names).content).toContain('demo model');
+      }
+    }
+  });
+
+  it('turns /tool lines into exactly those calls with the raw arguments, in order', () => {
+    const request = [
+      'Please do this:',
+      '/tool todoWrite {"todos": []}',
+      '  /tool readFile {"path": "a.txt"}  ',
+      '/tool todoWrite {"todos": [',
+      '/tool noArgs',
+    ].join('\n');
+    const transcript = [entry('assistant', 'earlier'), entry('user', request)];
+    const reply = demoReply(transcript, tools);
+    expect(reply.tool_calls).toEqual([
+      { id: 'demo_2_0', name: 'todoWrite', arguments: '{"todos": []}' },
+      { id: 'demo_2_1', name: 'readFile', arguments: '{"path": "a.txt"}' },
+      { id: 'demo_2_2', name: 'todoWrite', arguments: '{"todos": [' },
+      { id: 'demo_2_3', name: 'noArgs', arguments: '' },
+    ]);
+    expect(reply.content).toContain('demo model');
+    expect(reply.content).toContain('todoWrite, readFile, todoWrite, noArgs');
+  });
+
+  it('does not treat /tool in the middle of a line as a tool request', () => {
+    const reply = demoReply([entry('user', 'type /tool todoWrite {} to try it')], []);
+    expect(reply.tool_calls).toEqual([]);
+  });
+
+  it('is deterministic: the same transcript gives the same reply', () => {
+    const transcript = [entry('user', 'Plan a picnic\nwith friends')];
+    const copy = JSON.parse(JSON.stringify(transcript)) as TranscriptEntry[];
+    expect(demoReply(copy, tools)).toEqual(demoReply(transcript, tools));
+
+    const later = [
+      ...transcript,
+      entry('assistant', 'x', { tool_calls: [{ id: 'c', name: 'todoWrite', arguments: '{}' }] }),
+      entry('tool', 'ok', { tool_call_id: 'c', name: 'todoWrite' }),
+    ];
+    expect(demoReply(later, tools)).toEqual(demoReply(JSON.parse(JSON.stringify(later)), tools));
+  });
+});
