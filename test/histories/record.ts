@@ -1,0 +1,65 @@
+/**
+ * Re-records the committed histories that the replay test runs against today's workflow code:
+ *   npx tsx test/histories/record.ts
+ * Run it only when a workflow change is meant to break running sessions (and then give the workflow a new name or
+ * guard the change with patched()): the point of the committed files is that old histories keep replaying.
+ */
+import { writeFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
+import { Worker } from '@temporalio/worker';
+import { createActivities } from '../../src/activities/index.js';
+import { SessionHandle } from '../../src/session-handle.js';
+import { sessionWorkflowType, type SessionInput } from '../../src/shared/session.js';
+import { parentSessionIdKey, rootSessionIdKey, statusKey, titleKey } from '../../src/shared/search-attributes.js';
+import { locateBinaryPath } from '../../src/temporal/binaries.js';
+import { workflowsPath } from '../../src/workflows-location.js';
+import { FakeOpenAI } from '../support/fake-openai.js';
+
+const fake = await new FakeOpenAI().start();
+const env = await TestWorkflowEnvironment.createLocal({
+  server: { executable: { type: 'existing-path', path: await locateBinaryPath('cli') }, searchAttributes: [rootSessionIdKey, parentSessionIdKey, statusKey, titleKey] },
+});
+
+async function record(name: string, model: string, input: SessionInput, steps: (session: SessionHandle) => Promise<void>) {
+  const taskQueue = `record-${name}`;
+  const worker = await Worker.create({
+    connection: env.nativeConnection,
+    taskQueue,
+    workflowsPath: workflowsPath(),
+    activities: createActivities({ client: env.client, model: { apiKey: 'sk-record', baseURL: fake.baseURL, defaultModel: model, requestTimeoutMs: 5_000 } }),
+  });
+  await worker.runUntil(async () => {
+    const workflowId = `history-${name}`;
+    await env.client.workflow.start(sessionWorkflowType, { workflowId, taskQueue, args: [input] });
+    const session = new SessionHandle(workflowId, env.client);
+    await steps(session);
+    await session.stop();
+    await session.result();
+    const history = await env.client.workflow.getHandle(workflowId).fetchHistory();
+    await writeFile(fileURLToPath(new URL(`./${name}.json`, import.meta.url)), `${historyToJSON(history)}\n`);
+  });
+}
+
+try {
+  await record('demo-two-turns', 'demo', { instruction: 'Plan a garden.' }, async (session) => {
+    await session.waitUntilIdle();
+    const id = await session.send('/tool todoWrite {"todos": [\n/tool unknownTool {}');
+    await session.waitUntilIdle({ messageId: id });
+  });
+  await record('model-errors', 'fake-model', { instruction: 'Survive errors.', max_tool_rounds: 4 }, async (session) => {
+    fake.reply(
+      { status: 503, headers: { 'retry-after': '0' } },
+      { toolCalls: [{ name: 'todoWrite', arguments: '{"todos":[{"content":"Survive","status":"in_progress"}]}' }] },
+      { content: 'Survived.' },
+    );
+    await session.waitUntilIdle();
+    fake.reply({ status: 400, body: { error: { message: 'bad request' } } });
+    const id = await session.send('Now fail.');
+    await session.waitUntilIdle({ messageId: id });
+  });
+} finally {
+  await env.teardown();
+  await fake.stop();
+}

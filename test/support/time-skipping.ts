@@ -1,0 +1,37 @@
+import { randomUUID } from 'node:crypto';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { bundleWorkflowCode, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { inject } from 'vitest';
+import { createActivities } from '../../src/activities/index.js';
+import type { ModelSettings } from '../../src/activities/model-settings.js';
+import { workflowsPath } from '../../src/workflows-location.js';
+
+export const demoModel: ModelSettings = { defaultModel: 'demo', requestTimeoutMs: 5_000 };
+
+let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
+
+/** The workflow code bundled once per test file. */
+export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
+  bundle ??= bundleWorkflowCode({ workflowsPath: workflowsPath(), logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: console.error } });
+  return bundle;
+}
+
+export function createTimeSkippingEnvironment(): Promise<TestWorkflowEnvironment> {
+  return TestWorkflowEnvironment.createTimeSkipping({ server: { executable: inject('testServerExecutable') } });
+}
+
+/** Runs `body` while a worker with the given model serves a fresh task queue of the test environment. */
+export async function withWorker<T>(
+  env: TestWorkflowEnvironment,
+  model: ModelSettings,
+  body: (taskQueue: string) => Promise<T>,
+): Promise<T> {
+  const taskQueue = `ts-${randomUUID()}`;
+  const worker = await Worker.create({
+    connection: env.nativeConnection,
+    taskQueue,
+    workflowBundle: await workflowBundle(),
+    activities: createActivities({ client: env.client, model, searchAttributes: false }),
+  });
+  return worker.runUntil(() => body(taskQueue));
+}
