@@ -38,7 +38,14 @@ export class SessionHandle {
   async send(content: string, options: { id?: string } = {}): Promise<string> {
     const parsed = userMessageSchema.safeParse({ content, id: options.id ?? randomUUID() });
     if (!parsed.success) throw new ArborClientError(`Invalid message: ${z.prettifyError(parsed.error)}`);
-    await this.call(() => this.workflow.signal(userMessageSignal, parsed.data));
+    try {
+      await this.workflow.signal(userMessageSignal, parsed.data);
+    } catch (error) {
+      if (!(error instanceof WorkflowNotFoundError)) throw error;
+      const ended = await this.workflow.describe().catch(() => undefined);
+      if (ended) throw new ArborClientError(`Session ${this.id} has ended (${ended.status.name.toLowerCase()}); it takes no more messages.`);
+      throw new ArborClientError(`No session with id ${this.id}.`);
+    }
     return parsed.data.id!;
   }
 

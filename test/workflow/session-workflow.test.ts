@@ -101,6 +101,7 @@ describe('the session workflow (time-skipping server)', () => {
       const result = await session.result();
       expect(result).toMatchObject({ session_id: session.id, status: 'completed' });
       expect(result.final_message).toContain('demo model');
+      await expect(session.send('Anything else?')).rejects.toThrow(/has ended \(completed\); it takes no more messages/);
     });
   });
 
