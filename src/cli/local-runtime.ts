@@ -69,7 +69,7 @@ export async function ensureLocalRuntime(settings: ConnectionSettings, log: (lin
   } finally {
     await client.connection.close();
   }
-  return {
+  const runtime: LocalRuntime = {
     settings,
     ...(server ? { server } : {}),
     ...(worker ? { worker } : {}),
@@ -80,6 +80,10 @@ export async function ensureLocalRuntime(settings: ConnectionSettings, log: (lin
       await server?.stop();
     },
   };
+  // Ctrl-C while a command waits: drain the worker and stop the server before exiting.
+  const interrupt = () => void runtime.stop().finally(() => process.exit(130));
+  process.once('SIGINT', interrupt).once('SIGTERM', interrupt);
+  return runtime;
 }
 
 /** A worker counts as live when it polled the workflow task queue within the last long-poll period. */

@@ -17,6 +17,8 @@ function installQuietRuntime(): void {
   const requested = process.env.ARBOR_LOG_LEVEL?.toUpperCase();
   const level: LogLevel = (logLevels as readonly string[]).includes(requested ?? '') ? (requested as LogLevel) : 'WARN';
   Runtime.install({
+    // Each command decides what a signal means (drain the worker, stop the embedded server, or just exit).
+    shutdownSignals: [],
     logger: new DefaultLogger(level),
     telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: level === 'WARN' ? 'ERROR' : level }), forward: {} } },
   });

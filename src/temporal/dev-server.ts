@@ -160,7 +160,8 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   args.push(...(options.extraArgs ?? []));
 
   log(`starting ${cliPath} ${args.join(' ')}`);
-  const child = spawn(cliPath, args, { env: options.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true });
+  // Its own process group: Ctrl-C in a terminal reaches only us, and we stop the server after the worker has drained.
+  const child = spawn(cliPath, args, { env: options.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true, detached: true });
   const tail = new OutputTail();
   let partial = '';
   const onData = (chunk: Buffer) => {

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findFreePort } from '../../src/temporal/dev-server.js';
 import { devServerSettings } from '../support/connection.js';
 import { FakeOpenAI } from '../support/fake-openai.js';
-import { killHard, runCli, startWorkerProcess } from '../support/processes.js';
+import { isProcessAlive, killHard, runCli, startWorkerProcess } from '../support/processes.js';
 
 describe('the arbor CLI against a running worker', () => {
   const fake = new FakeOpenAI();
@@ -75,6 +75,19 @@ describe('the arbor CLI against a running worker', () => {
     expect(result.code).toBe(2);
   });
 
+  it('holds a conversation in chat from piped input, one answer per line, and leaves the session open', async () => {
+    fake.fallback = (request) => ({ content: `chat echo: ${request.body.messages.at(-1)?.content}` });
+    const result = await runCli(['chat'], env, 60_000, 'First line\nSecond line\n/exit\nnever sent\n');
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('chat echo: First line');
+    expect(result.stdout).toContain('chat echo: Second line');
+    expect(result.stdout).not.toContain('never sent');
+    const sessionId = /session ([0-9a-f-]{36}) stays open/.exec(result.stderr)?.[1];
+    expect(sessionId).toBeDefined();
+    const shown = JSON.parse((await runCli(['show', sessionId!, '--json'], env)).stdout);
+    expect(shown).toMatchObject({ status: 'idle', turn: 2, message_count: 4 });
+  });
+
   it('reports the binaries and the server with doctor --json', async () => {
     const result = await runCli(['doctor', '--json', '--no-install'], { ...env, ARBOR_CACHE_DIR: process.env.ARBOR_CACHE_DIR ?? '' });
     expect(result.code, result.stderr).toBe(0);
@@ -120,7 +133,7 @@ describe('arbor dev', () => {
       await first.interrupt();
     }
     expect(first.exitCode()).toBe(0);
-    expect(isAlive(first.serverPid)).toBe(false);
+    expect(isProcessAlive(first.serverPid)).toBe(false);
 
     const second = await startDev();
     try {
@@ -130,7 +143,7 @@ describe('arbor dev', () => {
     } finally {
       await second.interrupt();
     }
-    expect(isAlive(second.serverPid)).toBe(false);
+    expect(isProcessAlive(second.serverPid)).toBe(false);
   }, 240_000);
 });
 
@@ -174,13 +187,4 @@ async function waitFor(predicate: () => boolean, timeoutMs: number, describe: ()
 async function childPid(parent: number): Promise<number> {
   const output = execFileSync('ps', ['-o', 'pid=', '--ppid', String(parent)]).toString().trim();
   return Number(output.split('\n')[0]);
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }

@@ -6,17 +6,9 @@ import { encodeSearchAttributeIndexedValueType } from '@temporalio/common/lib/se
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { findFreePort, isServerReachable, startDevServer, type DevServer } from '../../src/temporal/dev-server.js';
 import { arborSearchAttributes } from '../../src/shared/search-attributes.js';
+import { isProcessAlive } from '../support/processes.js';
 
 const cliPath = inject('temporalCliPath');
-
-function isProcessAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 let dir: string;
 const started: DevServer[] = [];

@@ -10,8 +10,9 @@ export interface ProcessResult {
 }
 
 /** Runs the CLI from source and collects its output. */
-export function runCli(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 60_000): Promise<ProcessResult> {
-  const child = spawnTs('test/support/cli-main.ts', args, env);
+export function runCli(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 60_000, stdin?: string): Promise<ProcessResult> {
+  const child = spawnTs('test/support/cli-main.ts', args, env, stdin !== undefined);
+  if (stdin !== undefined) child.stdin!.end(stdin);
   return collect(child, timeoutMs);
 }
 
@@ -38,11 +39,20 @@ export async function killHard(child: ChildProcess): Promise<void> {
   await exited;
 }
 
-function spawnTs(script: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
+export function isProcessAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function spawnTs(script: string, args: string[], env: NodeJS.ProcessEnv, withStdin = false): ChildProcess {
   return spawn(process.execPath, ['--import', 'tsx', script, ...args], {
     cwd: root,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, TEMPORAL_CONFIG_FILE: '/nonexistent/arbor-test.toml', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [withStdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
   });
 }
 

@@ -7,6 +7,7 @@ export const workerCommand = withConnectionFlags(
 ).action(async (flags: ConnectionFlags) => {
   const settings = connectionSettingsFrom(flags);
   const worker = await createArborWorker({ connection: settings });
+  process.once('SIGINT', () => worker.shutdown()).once('SIGTERM', () => worker.shutdown());
   process.stderr.write(`Arbor worker polling task queue "${settings.taskQueue}" on ${settings.address} (namespace ${settings.namespace}). Ctrl-C stops it.\n`);
   await worker.run();
   process.stderr.write('Arbor worker stopped.\n');
