@@ -3,7 +3,7 @@ import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker
 import { createActivities } from './activities/index.js';
 import { modelSettingsFromEnv, type ModelSettings } from './activities/model-settings.js';
 import { loadConnectionSettings, type ConnectionSettings } from './connection.js';
-import { ensureSearchAttributes } from './temporal/search-attribute-registration.js';
+import { ensureSearchAttributes, supportsSearchAttributes } from './temporal/search-attribute-registration.js';
 import { prebuiltWorkflowBundlePath, workflowsPath } from './workflows-location.js';
 
 export interface ArborWorkerOptions {
@@ -30,7 +30,8 @@ export async function createArborWorker(options: ArborWorkerOptions = {}): Promi
   const clientConnection = await Connection.connect(settings.connectionOptions as Parameters<typeof Connection.connect>[0]);
   let nativeConnection: NativeConnection | undefined;
   try {
-    if (options.registerSearchAttributes !== false) await ensureSearchAttributes(clientConnection, settings.namespace);
+    const searchAttributes = await supportsSearchAttributes(clientConnection, settings.namespace);
+    if (searchAttributes && options.registerSearchAttributes !== false) await ensureSearchAttributes(clientConnection, settings.namespace);
     const client = new Client({ connection: clientConnection, namespace: settings.namespace });
     nativeConnection = await NativeConnection.connect(settings.connectionOptions);
     const bundlePath = prebuiltWorkflowBundlePath();
@@ -39,7 +40,7 @@ export async function createArborWorker(options: ArborWorkerOptions = {}): Promi
       namespace: settings.namespace,
       taskQueue: settings.taskQueue,
       ...(bundlePath ? { workflowBundle: { codePath: bundlePath } } : { workflowsPath: workflowsPath() }),
-      activities: createActivities({ client, model }),
+      activities: createActivities({ client, model, searchAttributes }),
       ...options.workerOptions,
     });
     const connection = nativeConnection;

@@ -4,6 +4,7 @@ import { arborSearchAttributes } from '../shared/search-attributes.js';
 
 const IndexedValueType = proto.temporal.api.enums.v1.IndexedValueType;
 const grpcAlreadyExists = 6;
+const grpcUnimplemented = 12;
 
 export class SearchAttributesMissingError extends Error {
   override readonly name = 'SearchAttributesMissingError';
@@ -40,6 +41,17 @@ export async function ensureSearchAttributes(connection: Connection, namespace: 
     );
   }
   return missing.map((attribute) => attribute.name);
+}
+
+/** False when the server has no custom search attributes at all (the time-skipping test server). */
+export async function supportsSearchAttributes(connection: Connection, namespace: string): Promise<boolean> {
+  try {
+    await connection.operatorService.listSearchAttributes({ namespace });
+    return true;
+  } catch (error) {
+    if ((error as { code?: number }).code === grpcUnimplemented) return false;
+    throw error;
+  }
 }
 
 export async function missingSearchAttributes(connection: Connection, namespace: string) {
