@@ -95,7 +95,7 @@ export async function sessionWorkflow(input: SessionInput): Promise<SessionResul
       reportStatus('idle');
       if (workflowInfo().continueAsNewSuggested) {
         await condition(allHandlersFinished);
-        await continueAsNew<typeof sessionWorkflow>({ ...input, instruction: undefined, carried: state.carry() });
+        await continueAsNew<typeof sessionWorkflow>({ ...input, instruction: undefined, title: state.identity.title, carried: state.carry() });
       }
     }
   } catch (error) {

@@ -1,0 +1,76 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { ArborClient } from '../../src/client.js';
+import { loadConnectionSettings } from '../../src/connection.js';
+import { startDevServer, type DevServer } from '../../src/temporal/dev-server.js';
+import { createArborWorker, type ArborWorker } from '../../src/worker.js';
+import { FakeOpenAI } from '../support/fake-openai.js';
+
+describe('a session whose history grows past the continue-as-new suggestion', () => {
+  const fake = new FakeOpenAI();
+  let server: DevServer;
+  let worker: ArborWorker;
+  let running: Promise<void>;
+  let client: ArborClient;
+
+  beforeAll(async () => {
+    await fake.start();
+    // A tiny threshold makes the server suggest continue-as-new after a couple of turns.
+    server = await startDevServer({
+      cliPath: inject('temporalCliPath'),
+      port: 0,
+      ui: false,
+      extraArgs: ['--dynamic-config-value', 'limit.historyCount.suggestContinueAsNew=20'],
+    });
+    const settings = loadConnectionSettings({ TEMPORAL_CONFIG_FILE: '/nonexistent/arbor-test.toml' }, { address: server.address, taskQueue: 'can-test' });
+    worker = await createArborWorker({ connection: settings, model: { apiKey: 'sk-can', baseURL: fake.baseURL, defaultModel: 'fake-model', requestTimeoutMs: 5_000 } });
+    running = worker.run();
+    client = await ArborClient.fromSettings(settings);
+  });
+
+  afterAll(async () => {
+    await client?.close();
+    worker?.shutdown();
+    await running;
+    await server?.stop();
+    await fake.stop();
+  });
+
+  it('continues as new between turns and keeps its whole conversation, todos and identity', async () => {
+    const instruction = 'Remember everything.';
+    fake.fallback = (request) => {
+      const last = request.body.messages.at(-1)!;
+      if (last.role === 'user' && last.content?.startsWith('Plan')) {
+        return { toolCalls: [{ name: 'todoWrite', arguments: '{"todos":[{"content":"Keep this","status":"pending"}]}' }] };
+      }
+      return { content: `answer ${request.body.messages.filter((message) => message.role === 'user').length}` };
+    };
+    const session = await client.startSession({ instruction });
+    await session.waitUntilIdle({ timeoutMs: 30_000 });
+    for (const text of ['Plan one thing.', 'Second.', 'Third.', 'Fourth.', 'Fifth.']) {
+      const messageId = await session.send(text);
+      await session.waitUntilIdle({ messageId, timeoutMs: 30_000 });
+    }
+
+    const handle = client.temporal.workflow.getHandle(session.id);
+    const description = await handle.describe();
+    expect(description.runId).not.toBe(description.firstExecutionRunId);
+
+    const snapshot = await session.snapshot();
+    expect(snapshot).toMatchObject({ session_id: session.id, title: instruction, status: 'idle', turn: 6, root_session_id: session.id });
+    expect(snapshot.todos).toEqual([{ content: 'Keep this', status: 'pending' }]);
+    expect(snapshot.last_message?.content).toBe('answer 6');
+
+    const transcript = await session.transcript();
+    expect(transcript.filter((entry) => entry.role === 'user').map((entry) => entry.content)).toEqual([
+      instruction,
+      'Plan one thing.',
+      'Second.',
+      'Third.',
+      'Fourth.',
+      'Fifth.',
+    ]);
+    // The model saw the whole conversation in the last call, across the runs.
+    const lastRequest = fake.requestsFor(instruction).at(-1)!;
+    expect(lastRequest.body.messages.filter((message) => message.role === 'user')).toHaveLength(6);
+  });
+});
