@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
+import { CancelledFailure, WorkflowFailedError, WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { z } from 'zod';
 import { ArborClientError } from './client-errors.js';
 import { messageStateQuery, snapshotQuery, transcriptQuery, userMessageSignal } from './shared/messages.js';
@@ -86,8 +86,14 @@ export class SessionHandle {
   }
 
   /** The session's result once its workflow has ended (a root session runs until stopped). */
-  result(): Promise<SessionResult> {
-    return this.call(() => this.workflow.result());
+  async result(): Promise<SessionResult> {
+    try {
+      return await this.call(() => this.workflow.result());
+    } catch (error) {
+      if (!(error instanceof WorkflowFailedError && error.cause instanceof CancelledFailure)) throw error;
+      const last = (await this.snapshot()).last_message;
+      return { session_id: this.id, status: 'stopped', final_message: last?.role === 'assistant' ? last.content : null };
+    }
   }
 
   private async call<T>(operation: () => Promise<T>): Promise<T> {

@@ -99,9 +99,9 @@ export async function sessionWorkflow(input: SessionInput): Promise<SessionResul
       }
     }
   } catch (error) {
-    if (!isCancellation(error)) throw error;
-    reportStatus('stopped');
-    return result(state);
+    // A stop is Temporal cancellation: record the status, then end as Canceled (not Completed, not Terminated).
+    if (isCancellation(error)) reportStatus('stopped');
+    throw error;
   }
 }
 

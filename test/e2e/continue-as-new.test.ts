@@ -51,9 +51,10 @@ describe('a session whose history grows past the continue-as-new suggestion', ()
       await session.waitUntilIdle({ messageId, timeoutMs: 30_000 });
     }
 
-    const handle = client.temporal.workflow.getHandle(session.id);
-    const description = await handle.describe();
-    expect(description.runId).not.toBe(description.firstExecutionRunId);
+    const runs = [];
+    for await (const run of client.temporal.workflow.list({ query: `WorkflowId = '${session.id}'` })) runs.push(run.status.name);
+    expect(runs).toContain('CONTINUED_AS_NEW');
+    expect(runs.filter((status) => status === 'RUNNING')).toHaveLength(1);
 
     const snapshot = await session.snapshot();
     expect(snapshot).toMatchObject({ session_id: session.id, title: instruction, status: 'idle', turn: 6, root_session_id: session.id });

@@ -105,7 +105,7 @@ describe('the session workflow (time-skipping server)', () => {
     });
   });
 
-  it('reports stopped and returns when the session is cancelled', async () => {
+  it('ends as Canceled with status stopped when the session is stopped', async () => {
     await withWorker(env, demoModel, async (taskQueue) => {
       const session = await start(taskQueue, { instruction: 'Wait for me.' });
       await session.waitUntilIdle({ timeoutMs: 20_000 });
@@ -113,6 +113,8 @@ describe('the session workflow (time-skipping server)', () => {
       const result = await session.result();
       expect(result.status).toBe('stopped');
       expect(result.final_message).toContain('demo model');
+      expect((await env.client.workflow.getHandle(session.id).describe()).status.name).toBe('CANCELLED');
+      expect((await session.snapshot()).status).toBe('stopped');
     });
   });
 });
