@@ -5,6 +5,7 @@ import type { TranscriptEntry } from '../shared/session.js';
 import { createCallModel } from './call-model.js';
 import type { ModelSettings } from './model-settings.js';
 import { TranscriptCache } from './transcript-cache.js';
+import { createSessionTreeActivities } from './session-tree.js';
 
 export interface ActivityDependencies {
   client: Client;
@@ -29,6 +30,7 @@ export function createActivities({ client, model, searchAttributes = true }: Act
   });
 
   return {
+    ...createSessionTreeActivities(client),
     callModel: createCallModel(model, transcripts),
 
     /** The model a new session uses (its own or the worker's default) and whether search attributes can be set. */

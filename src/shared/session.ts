@@ -9,6 +9,19 @@ export type SessionStatus = (typeof sessionStatuses)[number];
 export const closedStatuses: readonly SessionStatus[] = ['completed', 'stopped', 'failed'];
 
 export const defaultMaxToolRounds = 25;
+export const defaultMaxDepth = 4;
+export const defaultMaxChildren = 50;
+
+/** A sub-agent as its parent records it. */
+export interface ChildSession {
+  sub_session_id: string;
+  title: string;
+  mode: 'async' | 'sync';
+  status: SessionStatus;
+  created_at: string;
+  updated_at: string;
+  final_message: string | null;
+}
 export const maxMessageLength = 200_000;
 
 export const toolCallSchema = z.object({
@@ -49,6 +62,12 @@ export const sessionInputSchema = z.object({
   max_tool_rounds: z.number().int().min(1).max(1000).optional(),
   /** Names of the built-in tools this session may use; omitted means all. */
   tools: z.array(z.string()).optional(),
+  /** Sub-agents: how the parent waits for this session, and the chain of sessions above it (root first). */
+  mode: z.enum(['async', 'sync']).optional(),
+  ancestor_session_ids: z.array(z.string()).max(100).optional(),
+  /** Deepest sub-agent level below the root (default 4), and running sub-agents per session (default 50). */
+  max_depth: z.number().int().min(0).max(64).optional(),
+  max_children: z.number().int().min(0).max(1000).optional(),
 });
 export type SessionOptions = z.infer<typeof sessionInputSchema>;
 
@@ -61,6 +80,7 @@ export interface CarriedState {
   search_attributes: boolean;
   created_at: string;
   todos: TodoItem[];
+  children?: ChildSession[];
 }
 
 export interface SessionInput extends SessionOptions {
@@ -79,6 +99,7 @@ export const userMessageSchema = z.object({
 export type UserMessage = z.infer<typeof userMessageSchema>;
 
 export interface LastMessage {
+  id: string;
   role: TranscriptRole;
   content: string;
   created_at: string;
@@ -99,6 +120,10 @@ export interface SessionSnapshot {
   last_message: LastMessage | null;
   last_error: string | null;
   todos: TodoItem[];
+  depth: number;
+  mode: 'async' | 'sync' | null;
+  ancestor_session_ids: string[];
+  children: ChildSession[];
 }
 
 export type MessageState = 'unknown' | 'queued' | 'handled';

@@ -1,12 +1,14 @@
-import type {
-  CarriedState,
-  InboxMessage,
-  MessageState,
-  SessionSnapshot,
-  SessionStatus,
-  TranscriptEntry,
-  TranscriptRange,
-  UserMessage,
+import {
+  closedStatuses,
+  type ChildSession,
+  type CarriedState,
+  type InboxMessage,
+  type MessageState,
+  type SessionSnapshot,
+  type SessionStatus,
+  type TranscriptEntry,
+  type TranscriptRange,
+  type UserMessage,
 } from '../shared/session.js';
 import type { TodoItem } from '../shared/tools/todo.js';
 
@@ -20,6 +22,9 @@ export interface SessionIdentity {
   title: string;
   parent_session_id: string | null;
   root_session_id: string;
+  ancestor_session_ids: string[];
+  depth: number;
+  mode: 'async' | 'sync' | null;
 }
 
 /** Everything a session knows, kept as plain data so it survives replay and continue-as-new. Pure: no Temporal calls. */
@@ -31,6 +36,7 @@ export class SessionState {
   model: string;
   searchAttributes: boolean;
   todos: TodoItem[];
+  children: ChildSession[];
   lastError: string | null = null;
   readonly createdAt: string;
   updatedAt: string;
@@ -47,11 +53,23 @@ export class SessionState {
     this.model = carried?.model ?? '';
     this.searchAttributes = carried?.search_attributes ?? false;
     this.todos = carried?.todos ?? [];
+    this.children = carried?.children ?? [];
     this.createdAt = carried?.created_at ?? now;
     this.updatedAt = now;
   }
 
   /** Queues a user message; a message whose id was already seen is ignored, so a retried send never doubles. */
+  runningChildren(): ChildSession[] {
+    return this.children.filter((child) => !closedStatuses.includes(child.status));
+  }
+
+  updateChild(id: string, update: Partial<ChildSession>): void {
+    const child = this.children.find((candidate) => candidate.sub_session_id === id);
+    if (!child) return;
+    Object.assign(child, update, { updated_at: this.clock.now().toISOString() });
+    this.touch();
+  }
+
   enqueue(message: UserMessage): void {
     const id = message.id ?? this.clock.newId();
     if (this.messageState(id) !== 'unknown') return;
@@ -112,9 +130,10 @@ export class SessionState {
       turn: this.turn,
       message_count: this.transcript.length,
       queued_messages: this.inbox.length,
-      last_message: last ? { role: last.role, content: last.content, created_at: last.created_at } : null,
+      last_message: last ? { id: last.id, role: last.role, content: last.content, created_at: last.created_at } : null,
       last_error: this.lastError,
       todos: this.todos,
+      children: this.children,
     };
   }
 
@@ -127,6 +146,7 @@ export class SessionState {
       search_attributes: this.searchAttributes,
       created_at: this.createdAt,
       todos: this.todos,
+      children: this.children,
     };
   }
 

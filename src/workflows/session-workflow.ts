@@ -16,6 +16,8 @@ import { defaultSystemPrompt } from '../shared/prompts.js';
 import { parentSessionIdKey, rootSessionIdKey, statusKey, titleKey } from '../shared/search-attributes.js';
 import {
   closedStatuses,
+  defaultMaxChildren,
+  defaultMaxDepth,
   defaultMaxToolRounds,
   userMessageSchema,
   type SessionInput,
@@ -24,6 +26,7 @@ import {
 } from '../shared/session.js';
 import { toolNames } from '../shared/tools/registry.js';
 import { SessionState } from './session-state.js';
+import { SubAgents } from './sub-agents.js';
 import { runTurn, type ModelCursor, type TurnSettings } from './turn.js';
 import { defaultTitle } from '../shared/titles.js';
 
@@ -42,6 +45,9 @@ export async function sessionWorkflow(input: SessionInput): Promise<SessionResul
       title: input.title ?? defaultTitle(input.instruction),
       parent_session_id: input.parent_session_id ?? null,
       root_session_id: input.root_session_id ?? sessionId,
+      ancestor_session_ids: input.ancestor_session_ids ?? (input.parent_session_id ? [input.parent_session_id] : []),
+      depth: input.ancestor_session_ids?.length ?? (input.parent_session_id ? 1 : 0),
+      mode: input.mode ?? null,
     },
     { now: () => new Date(), newId: uuid4 },
     input.carried,
@@ -69,6 +75,10 @@ export async function sessionWorkflow(input: SessionInput): Promise<SessionResul
   };
   const cursor: ModelCursor = { sent: 0 };
   const closesWhenDone = state.identity.parent_session_id !== null;
+  const subAgents = new SubAgents(state, {
+    maxDepth: input.max_depth ?? defaultMaxDepth,
+    maxChildren: input.max_children ?? defaultMaxChildren,
+  });
 
   try {
     if (!input.carried) {
@@ -86,21 +96,32 @@ export async function sessionWorkflow(input: SessionInput): Promise<SessionResul
       for (const message of state.takeInbox()) {
         state.append({ id: message.id, role: 'user', content: message.content, turn: state.turn });
       }
-      const outcome = await runTurn(state, settings, cursor);
+      const outcome = await runTurn(state, settings, cursor, subAgents);
       if (state.inbox.length > 0) continue;
       if (closesWhenDone) {
+        // A sub-agent is done when nothing is queued and none of its own sub-agents still runs.
+        if (state.runningChildren().length > 0) {
+          reportStatus('idle');
+          await condition(() => state.inbox.length > 0 || state.runningChildren().length === 0);
+          if (state.inbox.length > 0) continue;
+        }
         reportStatus(outcome === 'model_failed' ? 'failed' : 'completed');
         return result(state);
       }
       reportStatus('idle');
-      if (workflowInfo().continueAsNewSuggested) {
+      // Children are followed by this run's handles, so a session continues as new only when none runs.
+      if (workflowInfo().continueAsNewSuggested && state.runningChildren().length === 0) {
         await condition(allHandlersFinished);
         await continueAsNew<typeof sessionWorkflow>({ ...input, instruction: undefined, title: state.identity.title, carried: state.carry() });
       }
     }
   } catch (error) {
     // A stop is Temporal cancellation: record the status, then end as Canceled (not Completed, not Terminated).
-    if (isCancellation(error)) reportStatus('stopped');
+    if (isCancellation(error)) {
+      // Leaves first: every sub-agent of this session has stopped before this session ends.
+      await subAgents.settle();
+      reportStatus('stopped');
+    }
     throw error;
   }
 }

@@ -4,6 +4,7 @@ import type { CallModelInput, ModelReply } from '../shared/model.js';
 import type { SessionState } from './session-state.js';
 import { dispatchToolCall } from './tools/dispatch.js';
 import { describeModelFailure } from './model-failure.js';
+import type { SubAgents } from './sub-agents.js';
 
 const { callModel } = proxyActivities<Activities>({
   startToCloseTimeout: '5 minutes',
@@ -26,7 +27,7 @@ export interface ModelCursor {
 export type TurnOutcome = 'answered' | 'round_limit' | 'model_failed';
 
 /** Runs one turn: model call, tool calls, repeated until the model answers without tools or a limit ends it. */
-export async function runTurn(state: SessionState, settings: TurnSettings, cursor: ModelCursor): Promise<TurnOutcome> {
+export async function runTurn(state: SessionState, settings: TurnSettings, cursor: ModelCursor, subAgents: SubAgents): Promise<TurnOutcome> {
   const allowedTools = new Set(settings.toolNames);
   for (let round = 1; round <= settings.maxToolRounds; round++) {
     let reply: ModelReply;
@@ -50,7 +51,7 @@ export async function runTurn(state: SessionState, settings: TurnSettings, curso
     });
     if (toolCalls.length === 0) return 'answered';
 
-    const outcomes = await Promise.all(toolCalls.map((call) => dispatchToolCall(call, allowedTools, { state })));
+    const outcomes = await Promise.all(toolCalls.map((call) => dispatchToolCall(call, allowedTools, { state, subAgents, toolNames: settings.toolNames })));
     toolCalls.forEach((call, index) => {
       const outcome = outcomes[index]!;
       state.append({

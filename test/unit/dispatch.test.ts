@@ -5,6 +5,7 @@ import type { TodoItem } from '../../src/shared/tools/todo.js';
 import { SessionState } from '../../src/workflows/session-state.js';
 import { dispatchToolCall } from '../../src/workflows/tools/dispatch.js';
 import { toolHandlers } from '../../src/workflows/tools/handlers.js';
+import { SubAgents } from '../../src/workflows/sub-agents.js';
 
 let n = 0;
 const clock = { now: () => new Date('2024-05-01T10:00:00.000Z'), newId: () => `id-${n++}` };
@@ -13,12 +14,16 @@ const allTools: ReadonlySet<string> = new Set(['todoWrite']);
 let state: SessionState;
 
 beforeEach(() => {
-  state = new SessionState({ session_id: 's', title: 't', parent_session_id: null, root_session_id: 's' }, clock);
+  state = new SessionState({ session_id: 's', title: 't', parent_session_id: null, root_session_id: 's', ancestor_session_ids: [], depth: 0, mode: null }, clock);
 });
 
 afterEach(() => {
   vi.restoreAllMocks();
 });
+
+function context() {
+  return { state, subAgents: new SubAgents(state, { maxDepth: 4, maxChildren: 50 }), toolNames: ['todoWrite'] };
+}
 
 function call(name: string, args: string): ToolCall {
   return { id: 'call-1', name, arguments: args };
@@ -28,7 +33,7 @@ const todoArgs = (todos: unknown) => JSON.stringify({ todos });
 
 describe('dispatchToolCall', () => {
   it('refuses an unknown tool with an error that names the available tools', async () => {
-    const outcome = await dispatchToolCall(call('readFile', '{}'), allTools, { state });
+    const outcome = await dispatchToolCall(call('readFile', '{}'), allTools, context());
     expect(outcome.is_error).toBe(true);
     expect(outcome.content).toMatch(/^Error: /);
     expect(outcome.content).toContain('Unknown tool "readFile"');
@@ -36,21 +41,21 @@ describe('dispatchToolCall', () => {
   });
 
   it('refuses a real tool that is not in the allowed set and says none are available', async () => {
-    const outcome = await dispatchToolCall(call('todoWrite', todoArgs([])), new Set(), { state });
+    const outcome = await dispatchToolCall(call('todoWrite', todoArgs([])), new Set(), context());
     expect(outcome.is_error).toBe(true);
     expect(outcome.content).toContain('Unknown tool "todoWrite"');
     expect(outcome.content).toContain('Available tools: none');
   });
 
   it('refuses an allowed name that is not a built-in tool', async () => {
-    const outcome = await dispatchToolCall(call('madeUp', '{}'), new Set(['madeUp', 'todoWrite']), { state });
+    const outcome = await dispatchToolCall(call('madeUp', '{}'), new Set(['madeUp', 'todoWrite']), context());
     expect(outcome.is_error).toBe(true);
     expect(outcome.content).toContain('Unknown tool "madeUp"');
     expect(outcome.content).toContain('madeUp, todoWrite');
   });
 
   it('returns malformed JSON as a tool error asking for a JSON object', async () => {
-    const outcome = await dispatchToolCall(call('todoWrite', '{"todos": ['), allTools, { state });
+    const outcome = await dispatchToolCall(call('todoWrite', '{"todos": ['), allTools, context());
     expect(outcome.is_error).toBe(true);
     expect(outcome.content).toContain('Arguments are not valid JSON');
     expect(outcome.content).toContain('Send a JSON object');
@@ -58,9 +63,7 @@ describe('dispatchToolCall', () => {
   });
 
   it('returns a schema violation as a tool error that names the offending path', async () => {
-    const outcome = await dispatchToolCall(call('todoWrite', todoArgs([{ content: 'x', status: 'bogus' }])), allTools, {
-      state,
-    });
+    const outcome = await dispatchToolCall(call('todoWrite', todoArgs([{ content: 'x', status: 'bogus' }])), allTools, context());
     expect(outcome.is_error).toBe(true);
     expect(outcome.content).toContain('Invalid arguments for todoWrite');
     expect(outcome.content).toContain('todos[0].status');
@@ -68,7 +71,7 @@ describe('dispatchToolCall', () => {
   });
 
   it('refuses arguments that are valid JSON but not an object', async () => {
-    const outcome = await dispatchToolCall(call('todoWrite', '[1,2]'), allTools, { state });
+    const outcome = await dispatchToolCall(call('todoWrite', '[1,2]'), allTools, context());
     expect(outcome.is_error).toBe(true);
     expect(outcome.content).toContain('Invalid arguments for todoWrite');
   });
@@ -79,7 +82,7 @@ describe('dispatchToolCall', () => {
       { content: 'Write', status: 'in_progress', active_form: 'Writing' },
       { content: 'Ship', status: 'pending' },
     ];
-    const outcome = await dispatchToolCall(call('todoWrite', todoArgs(todos)), allTools, { state });
+    const outcome = await dispatchToolCall(call('todoWrite', todoArgs(todos)), allTools, context());
     expect(outcome).toEqual({
       content: 'Todo list updated: 3 item(s), 1 completed, 1 in progress, 1 pending.',
       is_error: false,
@@ -88,7 +91,7 @@ describe('dispatchToolCall', () => {
   });
 
   it('stores todo content trimmed, as the schema normalizes it', async () => {
-    await dispatchToolCall(call('todoWrite', todoArgs([{ content: '  Trim me  ', status: 'pending' }])), allTools, { state });
+    await dispatchToolCall(call('todoWrite', todoArgs([{ content: '  Trim me  ', status: 'pending' }])), allTools, context());
     expect(state.todos).toEqual([{ content: 'Trim me', status: 'pending' }]);
   });
 
@@ -104,7 +107,7 @@ describe('dispatchToolCall', () => {
         ]),
       ),
       allTools,
-      { state },
+      context(),
     );
     expect(outcome.is_error).toBe(true);
     expect(outcome.content).toContain('At most one todo may be in_progress, got 2');
@@ -114,19 +117,19 @@ describe('dispatchToolCall', () => {
 
   it('treats an empty or blank arguments string as {} and so clears the list', async () => {
     state.todos = [{ content: 'Old', status: 'pending' }];
-    const outcome = await dispatchToolCall(call('todoWrite', '  '), allTools, { state });
+    const outcome = await dispatchToolCall(call('todoWrite', '  '), allTools, context());
     expect(outcome.is_error).toBe(false);
     expect(outcome.content).toContain('0 item(s)');
     expect(state.todos).toEqual([]);
 
     state.todos = [{ content: 'Old', status: 'pending' }];
-    expect((await dispatchToolCall(call('todoWrite', ''), allTools, { state })).is_error).toBe(false);
+    expect((await dispatchToolCall(call('todoWrite', ''), allTools, context())).is_error).toBe(false);
     expect(state.todos).toEqual([]);
   });
 
   it('truncates a very long error to 100,000 characters and says how much was cut', async () => {
     const longName = 'x'.repeat(150_000);
-    const outcome = await dispatchToolCall(call(longName, '{}'), allTools, { state });
+    const outcome = await dispatchToolCall(call(longName, '{}'), allTools, context());
     expect(outcome.is_error).toBe(true);
     const [kept, note] = outcome.content.split('\n[truncated: ');
     expect(kept).toHaveLength(100_000);
@@ -136,28 +139,28 @@ describe('dispatchToolCall', () => {
 
   it('truncates a very long successful result', async () => {
     vi.spyOn(toolHandlers, 'todoWrite').mockReturnValue('y'.repeat(100_010));
-    const outcome = await dispatchToolCall(call('todoWrite', '{}'), allTools, { state });
+    const outcome = await dispatchToolCall(call('todoWrite', '{}'), allTools, context());
     expect(outcome.is_error).toBe(false);
     expect(outcome.content).toBe(`${'y'.repeat(100_000)}\n[truncated: 10 more characters]`);
   });
 
   it('leaves a result of exactly 100,000 characters untouched', async () => {
     vi.spyOn(toolHandlers, 'todoWrite').mockReturnValue('z'.repeat(100_000));
-    const outcome = await dispatchToolCall(call('todoWrite', '{}'), allTools, { state });
+    const outcome = await dispatchToolCall(call('todoWrite', '{}'), allTools, context());
     expect(outcome.content).toBe('z'.repeat(100_000));
   });
 
   it('passes the call id to the handler with the session state', async () => {
     const spy = vi.spyOn(toolHandlers, 'todoWrite').mockReturnValue('ok');
-    await dispatchToolCall({ id: 'call-42', name: 'todoWrite', arguments: '{}' }, allTools, { state });
-    expect(spy).toHaveBeenCalledWith({ todos: [] }, { state, toolCallId: 'call-42' });
+    await dispatchToolCall({ id: 'call-42', name: 'todoWrite', arguments: '{}' }, allTools, context());
+    expect(spy).toHaveBeenCalledWith({ todos: [] }, expect.objectContaining({ state, toolCallId: 'call-42' }));
   });
 
   it('turns an unexpected handler failure into a tool error naming the tool and the cause', async () => {
     vi.spyOn(toolHandlers, 'todoWrite').mockImplementation(() => {
       throw new Error('disk full', { cause: new Error('ENOSPC') });
     });
-    const outcome = await dispatchToolCall(call('todoWrite', '{}'), allTools, { state });
+    const outcome = await dispatchToolCall(call('todoWrite', '{}'), allTools, context());
     expect(outcome).toEqual({ content: 'Error: Tool todoWrite failed: disk full: ENOSPC', is_error: true });
   });
 
@@ -165,6 +168,6 @@ describe('dispatchToolCall', () => {
     vi.spyOn(toolHandlers, 'todoWrite').mockImplementation(async () => {
       throw new CancelledFailure('cancelled');
     });
-    await expect(dispatchToolCall(call('todoWrite', '{}'), allTools, { state })).rejects.toBeInstanceOf(CancelledFailure);
+    await expect(dispatchToolCall(call('todoWrite', '{}'), allTools, context())).rejects.toBeInstanceOf(CancelledFailure);
   });
 });

@@ -18,6 +18,9 @@ const identity: SessionIdentity = {
   title: 'Plan the trip',
   parent_session_id: 'sess-0',
   root_session_id: 'sess-root',
+  ancestor_session_ids: ['sess-root', 'sess-0'],
+  depth: 2,
+  mode: 'async',
 };
 
 let clock: ReturnType<typeof fakeClock>;
@@ -204,9 +207,13 @@ describe('snapshot', () => {
       turn: 2,
       message_count: 2,
       queued_messages: 1,
-      last_message: { role: 'assistant', content: 'hello there', created_at: last.created_at },
+      last_message: { id: last.id, role: 'assistant', content: 'hello there', created_at: last.created_at },
       last_error: 'something broke',
       todos: [{ content: 'Do it', status: 'pending' }],
+      ancestor_session_ids: ['sess-root', 'sess-0'],
+      depth: 2,
+      mode: 'async',
+      children: [],
     });
   });
 

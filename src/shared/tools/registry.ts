@@ -1,7 +1,8 @@
+import { getSubAgentMessage, listSubAgent, sendMessageToSubAgent, stopSubAgent, subAgent } from './sub-agents.js';
 import { todoWrite } from './todo.js';
 
 /** The one list of built-in tools. Dispatch in the workflow is typed over these names, so a tool without a handler does not compile. */
-export const builtinTools = [todoWrite] as const;
+export const builtinTools = [todoWrite, subAgent, listSubAgent, getSubAgentMessage, sendMessageToSubAgent, stopSubAgent] as const;
 
 export type BuiltinTool = (typeof builtinTools)[number];
 export type ToolName = BuiltinTool['name'];

@@ -1,5 +1,6 @@
 import type { BuiltinTool, ToolName } from '../../shared/tools/registry.js';
 import type { ToolArgs } from '../../shared/tools/define-tool.js';
+import { getSubAgentMessage, listSubAgents, sendMessageToSubAgent, spawnSubAgent, stopSubAgent } from './sub-agent-handlers.js';
 import type { ToolContext } from './tool-context.js';
 import { writeTodos } from './todo-handler.js';
 
@@ -10,4 +11,9 @@ export type ToolHandlers = { [Name in ToolName]: ToolHandler<Extract<BuiltinTool
 
 export const toolHandlers: ToolHandlers = {
   todoWrite: (args, context) => writeTodos(args.todos, context),
+  subAgent: (args, context) => spawnSubAgent(args, context),
+  listSubAgent: (_args, context) => listSubAgents(context),
+  getSubAgentMessage: (args, context) => getSubAgentMessage(args.sub_session_id, context),
+  sendMessageToSubAgent: (args, context) => sendMessageToSubAgent(args.sub_session_id, args.message, context),
+  stopSubAgent: (args, context) => stopSubAgent(args.sub_session_id, context),
 };

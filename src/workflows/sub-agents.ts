@@ -1,0 +1,143 @@
+import {
+  CancellationScope,
+  ChildWorkflowCancellationType,
+  ChildWorkflowFailure,
+  ParentClosePolicy,
+  isCancellation,
+  startChild,
+  uuid4,
+} from '@temporalio/workflow';
+import { sessionWorkflowType, type SessionInput, type SessionResult } from '../shared/session.js';
+import type { SubAgentMode } from '../shared/tools/sub-agents.js';
+import type { SessionState } from './session-state.js';
+
+export interface SpawnRequest {
+  title: string;
+  instruction: string;
+  mode: SubAgentMode;
+  tools: string[];
+  system_prompt?: string | undefined;
+  max_turns?: number | undefined;
+  model: string;
+}
+
+export interface SubAgentLimits {
+  maxDepth: number;
+  maxChildren: number;
+}
+
+/**
+ * The sub-agents a session started in this run: child workflows whose completion is observed here. An async child's
+ * end is queued for the parent as a notice exactly once (Temporal delivers the child's close event once; the notice
+ * id dedupes across replays); a sync child's end is the tool result.
+ */
+export class SubAgents {
+  private readonly pending = new Map<string, Promise<void>>();
+
+  constructor(
+    private readonly state: SessionState,
+    private readonly limits: SubAgentLimits,
+  ) {}
+
+  checkLimits(): string | undefined {
+    const { depth } = this.state.identity;
+    if (depth + 1 > this.limits.maxDepth) {
+      return `Sub-agents may nest at most ${this.limits.maxDepth} levels below the root session; this session is at depth ${depth}. Do the work here instead.`;
+    }
+    const running = this.state.runningChildren().length;
+    if (running >= this.limits.maxChildren) {
+      return `This session already runs ${running} sub-agents, the most it may run at once (${this.limits.maxChildren}). Wait for some to finish or stop them.`;
+    }
+    return undefined;
+  }
+
+  /** Starts a child session; resolves once it has started, with its id and the promise of its end. */
+  async spawn(request: SpawnRequest): Promise<{ id: string; finished: Promise<SessionResult | 'stopped'> }> {
+    const { identity } = this.state;
+    const id = uuid4();
+    const input: SessionInput = {
+      instruction: request.instruction,
+      title: request.title,
+      model: request.model,
+      tools: request.tools,
+      mode: request.mode,
+      parent_session_id: identity.session_id,
+      root_session_id: identity.root_session_id,
+      ancestor_session_ids: [...identity.ancestor_session_ids, identity.session_id],
+      max_depth: this.limits.maxDepth,
+      max_children: this.limits.maxChildren,
+      ...(request.system_prompt !== undefined ? { system_prompt: request.system_prompt } : {}),
+      ...(request.max_turns !== undefined ? { max_tool_rounds: request.max_turns } : {}),
+    };
+    const handle = await startChild(sessionWorkflowType, {
+      workflowId: id,
+      args: [input],
+      staticSummary: request.title,
+      // Stopping a session waits for its children to stop first: leaves, then parents.
+      cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
+      parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
+    });
+    const now = new Date().toISOString();
+    this.state.children.push({
+      sub_session_id: id,
+      title: request.title,
+      mode: request.mode,
+      status: 'running',
+      created_at: now,
+      updated_at: now,
+      final_message: null,
+    });
+    const finished = (handle.result() as Promise<SessionResult>).then(
+      (result) => {
+        this.state.updateChild(id, { status: result.status, final_message: result.final_message });
+        return result;
+      },
+      (error: unknown) => {
+        if (isStoppedChild(error)) {
+          this.state.updateChild(id, { status: 'stopped' });
+          return 'stopped' as const;
+        }
+        this.state.updateChild(id, { status: 'failed' });
+        throw error;
+      },
+    );
+    this.pending.set(
+      id,
+      finished.then(
+        (result) => {
+          if (request.mode === 'async' && result !== 'stopped') this.notify(id, request.title, result);
+        },
+        () => {
+          if (request.mode === 'async') this.notifyFailure(id, request.title);
+        },
+      ),
+    );
+    return { id, finished };
+  }
+
+  /** Waits (even while the session is being stopped) until every child started in this run has ended. */
+  async settle(): Promise<void> {
+    await CancellationScope.nonCancellable(() => Promise.allSettled([...this.pending.values()]));
+  }
+
+  private notify(id: string, title: string, result: SessionResult): void {
+    this.state.enqueue({
+      id: `sub-agent-finished:${id}`,
+      content:
+        `[Sub-agent notice] Sub-agent "${title}" (sub_session_id ${id}) finished with status ${result.status}. ` +
+        `Its final message:\n${result.final_message ?? '(no message)'}`,
+    });
+  }
+
+  private notifyFailure(id: string, title: string): void {
+    this.state.enqueue({
+      id: `sub-agent-finished:${id}`,
+      content: `[Sub-agent notice] Sub-agent "${title}" (sub_session_id ${id}) failed before it finished.`,
+    });
+  }
+}
+
+/** A child that ended by Temporal cancellation: it, or a session above it, was stopped. */
+function isStoppedChild(error: unknown): boolean {
+  return error instanceof ChildWorkflowFailure && isCancellation(error);
+}

@@ -1,0 +1,54 @@
+import { proxyActivities } from '@temporalio/workflow';
+import type { Activities } from '../../activities/index.js';
+import type { TreeReply } from '../../activities/session-tree.js';
+import type { ToolArgs } from '../../shared/tools/define-tool.js';
+import { toolNames as allToolNames } from '../../shared/tools/registry.js';
+import type { subAgent } from '../../shared/tools/sub-agents.js';
+import type { ToolContext } from './tool-context.js';
+import { ToolError } from './tool-error.js';
+
+const tree = proxyActivities<Activities>({ startToCloseTimeout: '1 minute', retry: { maximumAttempts: 5 } });
+const stopping = proxyActivities<Activities>({ startToCloseTimeout: '10 minutes', heartbeatTimeout: '30 seconds', retry: { maximumAttempts: 3 } });
+
+export async function spawnSubAgent(args: ToolArgs<typeof subAgent>, context: ToolContext): Promise<string> {
+  const refusal = context.subAgents.checkLimits();
+  if (refusal) throw new ToolError(refusal);
+  const unknown = (args.tools ?? []).filter((name) => !allToolNames.includes(name as never));
+  if (unknown.length > 0) throw new ToolError(`Unknown tool name(s) for the sub-agent: ${unknown.join(', ')}. Known tools: ${allToolNames.join(', ')}.`);
+  const { id, finished } = await context.subAgents.spawn({
+    title: args.title,
+    instruction: args.instruction,
+    mode: args.mode,
+    tools: args.tools ?? [...context.toolNames],
+    system_prompt: args.system_prompt,
+    max_turns: args.max_turns,
+    model: args.model ?? context.state.model,
+  });
+  if (args.mode === 'async') {
+    return JSON.stringify({ sub_session_id: id, status: 'running', note: 'You will be notified when it finishes.' });
+  }
+  const result = await finished;
+  if (result === 'stopped') return JSON.stringify({ sub_session_id: id, status: 'stopped', content: 'The sub-agent was stopped before it finished.' });
+  return JSON.stringify({ sub_session_id: id, status: result.status, content: result.final_message ?? '' });
+}
+
+export async function listSubAgents(context: ToolContext): Promise<string> {
+  return JSON.stringify(await tree.listSubAgents(context.state.identity.session_id));
+}
+
+export async function getSubAgentMessage(targetId: string, context: ToolContext): Promise<string> {
+  return reply(await tree.getSubAgentMessage(context.state.identity.session_id, targetId));
+}
+
+export async function sendMessageToSubAgent(targetId: string, message: string, context: ToolContext): Promise<string> {
+  return reply(await tree.sendMessageToSubAgent(context.state.identity.session_id, targetId, message, `from-parent:${context.toolCallId}`));
+}
+
+export async function stopSubAgent(targetId: string, context: ToolContext): Promise<string> {
+  return reply(await stopping.stopSessionTree(context.state.identity.session_id, targetId));
+}
+
+function reply<T>(answer: TreeReply<T>): string {
+  if (!answer.ok) throw new ToolError(answer.error);
+  return typeof answer.result === 'string' ? answer.result : JSON.stringify(answer.result);
+}
