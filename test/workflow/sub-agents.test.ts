@@ -1,0 +1,159 @@
+import { randomUUID } from 'node:crypto';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ModelSettings } from '../../src/activities/model-settings.js';
+import { SessionHandle } from '../../src/session-handle.js';
+import { sessionWorkflowType, type SessionInput } from '../../src/shared/session.js';
+import type { sessionWorkflow } from '../../src/workflows/session-workflow.js';
+import { FakeOpenAI } from '../support/fake-openai.js';
+import { call, ScriptedModel, toolResults } from '../support/scripted-model.js';
+import { createTimeSkippingEnvironment, withWorker } from '../support/time-skipping.js';
+
+describe('sub-agents (time-skipping server, scripted model)', () => {
+  let env: TestWorkflowEnvironment;
+  const fake = new FakeOpenAI();
+  const model = new ScriptedModel(fake);
+  let settings: ModelSettings;
+
+  beforeAll(async () => {
+    env = await createTimeSkippingEnvironment();
+    await fake.start();
+    settings = { apiKey: 'sk-tree', baseURL: fake.baseURL, defaultModel: 'tree-model', requestTimeoutMs: 30_000 };
+  });
+
+  afterAll(async () => {
+    await env?.teardown();
+    await fake.stop();
+  });
+
+  async function start(taskQueue: string, input: SessionInput, id = randomUUID()): Promise<SessionHandle> {
+    await env.client.workflow.start<typeof sessionWorkflow>(sessionWorkflowType, { workflowId: id, taskQueue, args: [input] });
+    return new SessionHandle(id, env.client);
+  }
+
+  const unique = (label: string) => `${label} ${randomUUID()}`;
+
+  it('runs a sync sub-agent and returns its final message as the tool result', async () => {
+    const root = unique('root sync');
+    const child = unique('child sync');
+    model.script(root, call('subAgent', { title: 'Research', instruction: child, mode: 'sync' }), { content: 'Root done.' });
+    model.script(child, { content: 'Child found the answer.' });
+    await withWorker(env, settings, async (taskQueue) => {
+      const session = await start(taskQueue, { instruction: root });
+      const snapshot = await session.waitUntilIdle({ timeoutMs: 30_000 });
+      expect(snapshot.last_message?.content).toBe('Root done.');
+      const result = JSON.parse(toolResults(fake.requestsFor(root)[1]!)[0]!);
+      expect(result).toMatchObject({ status: 'completed', content: 'Child found the answer.' });
+      expect(snapshot.children).toEqual([
+        expect.objectContaining({ sub_session_id: result.sub_session_id, title: 'Research', mode: 'sync', status: 'completed', final_message: 'Child found the answer.' }),
+      ]);
+      const description = await env.client.workflow.getHandle(result.sub_session_id).describe();
+      expect(description.parentExecution?.workflowId).toBe(session.id);
+      expect(description.status.name).toBe('COMPLETED');
+    });
+  });
+
+  it('notifies an idle parent exactly once when an async sub-agent finishes, and lists it while it runs', async () => {
+    const root = unique('root async');
+    const child = unique('child async');
+    model.script(
+      root,
+      call('subAgent', { title: 'Background job', instruction: child }),
+      call('listSubAgent', {}),
+      { content: 'Spawned and listed.' },
+      { content: 'Read the notice.' },
+    );
+    model.script(child, { content: 'Background result.', delayMs: 1_500 });
+    await withWorker(env, settings, async (taskQueue) => {
+      const session = await start(taskQueue, { instruction: root });
+      await session.waitUntilIdle({ timeoutMs: 30_000 });
+      const spawned = JSON.parse(toolResults(fake.requestsFor(root)[1]!)[0]!);
+      expect(spawned).toMatchObject({ status: 'running', sub_session_id: expect.any(String) });
+      const listed = JSON.parse(toolResults(fake.requestsFor(root)[2]!)[1]!);
+      expect(listed).toEqual([expect.objectContaining({ sub_session_id: spawned.sub_session_id, title: 'Background job', status: expect.stringMatching(/running|idle/) })]);
+
+      await waitUntil(async () => (await session.snapshot()).turn === 2 && (await session.snapshot()).status === 'idle');
+      const notices = (await session.transcript()).filter((entry) => entry.role === 'user' && entry.content.startsWith('[Sub-agent notice]'));
+      expect(notices).toHaveLength(1);
+      expect(notices[0]!.content).toContain('Background result.');
+      expect((await session.snapshot()).children[0]).toMatchObject({ status: 'completed', mode: 'async' });
+    });
+  });
+
+  it('stops the middle of a three-level tree leaves first, and the root goes on', async () => {
+    const root = unique('root stop');
+    const middle = unique('middle stop');
+    const leaf = unique('leaf stop');
+    let middleId = '';
+    model.script(
+      root,
+      call('subAgent', { title: 'Middle', instruction: middle }),
+      (request) => {
+        middleId = JSON.parse(toolResults(request)[0]!).sub_session_id;
+        return { ...call('stopSubAgent', { sub_session_id: middleId }), delayMs: 1_500 };
+      },
+      { content: 'Stopped the branch.' },
+    );
+    model.script(middle, call('subAgent', { title: 'Leaf', instruction: leaf }), { content: 'Middle waits for its leaf.' });
+    model.script(leaf, { content: 'Leaf would answer much later.', delayMs: 60_000 });
+    await withWorker(env, settings, async (taskQueue) => {
+      const session = await start(taskQueue, { instruction: root });
+      const snapshot = await session.waitUntilIdle({ timeoutMs: 45_000 });
+      expect(snapshot.last_message?.content).toBe('Stopped the branch.');
+      const stopped = JSON.parse(toolResults(fake.requestsFor(root)[2]!)[1]!);
+      expect(stopped.total_stopped).toBe(2);
+      expect(stopped.stopped_sessions.map((entry: { title: string }) => entry.title)).toEqual(['Leaf', 'Middle']);
+      const [leafId] = stopped.stopped_sessions.map((entry: { sub_session_id: string }) => entry.sub_session_id);
+
+      const leafDescription = await env.client.workflow.getHandle(leafId).describe();
+      const middleDescription = await env.client.workflow.getHandle(middleId).describe();
+      expect(leafDescription.status.name).toBe('CANCELLED');
+      expect(middleDescription.status.name).toBe('CANCELLED');
+      expect(leafDescription.closeTime!.getTime()).toBeLessThanOrEqual(middleDescription.closeTime!.getTime());
+      expect((await env.client.workflow.getHandle(session.id).describe()).status.name).toBe('RUNNING');
+      expect(snapshot.children[0]).toMatchObject({ sub_session_id: middleId, status: 'stopped' });
+    });
+  });
+
+  it('refuses to target the session itself or a session outside its subtree', async () => {
+    const root = unique('root permissions');
+    const stranger = randomUUID();
+    const selfId = randomUUID();
+    model.script(
+      root,
+      call('getSubAgentMessage', { sub_session_id: selfId }),
+      call('stopSubAgent', { sub_session_id: stranger }),
+      call('sendMessageToSubAgent', { sub_session_id: stranger, message: 'hello' }),
+      { content: 'Refused as expected.' },
+    );
+    await withWorker(env, settings, async (taskQueue) => {
+      const session = await start(taskQueue, { instruction: root }, selfId);
+      await session.waitUntilIdle({ timeoutMs: 30_000 });
+      const results = toolResults(fake.requestsFor(root)[3]!);
+      expect(results).toHaveLength(3);
+      expect(results[0]).toMatch(/^Error: A session cannot target itself/);
+      for (const result of results.slice(1)) expect(result).toMatch(/^Error: Session [0-9a-f-]{36} is not a sub-agent of this session/);
+    });
+  });
+
+  it('refuses a sub-agent deeper than the depth limit with a tool error', async () => {
+    const root = unique('root depth');
+    const child = unique('child depth');
+    model.script(root, call('subAgent', { title: 'Only level', instruction: child, mode: 'sync' }), { content: 'Root done.' });
+    model.script(child, call('subAgent', { title: 'Too deep', instruction: 'never runs' }), { content: 'Could not go deeper.' });
+    await withWorker(env, settings, async (taskQueue) => {
+      const session = await start(taskQueue, { instruction: root, max_depth: 1 });
+      await session.waitUntilIdle({ timeoutMs: 30_000 });
+      expect(toolResults(fake.requestsFor(child)[1]!)[0]).toMatch(/at most 1 levels below the root/);
+      expect(fake.requestsFor('never runs')).toHaveLength(0);
+    });
+  });
+});
+
+async function waitUntil(predicate: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await predicate())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
