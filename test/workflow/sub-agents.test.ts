@@ -80,6 +80,46 @@ describe('sub-agents (time-skipping server, scripted model)', () => {
     });
   });
 
+  it('sends a message to a running sub-agent and reads its latest message while running and after it finished', async () => {
+    const root = unique('root messages');
+    const child = unique('child messages');
+    let childId = '';
+    const idFrom = (request: Parameters<typeof toolResults>[0]) => JSON.parse(toolResults(request)[0]!).sub_session_id as string;
+    model.script(
+      root,
+      call('subAgent', { title: 'Worker', instruction: child }),
+      (request) => {
+        childId = idFrom(request);
+        return call('sendMessageToSubAgent', { sub_session_id: childId, message: 'Also cover the edge cases.' });
+      },
+      () => call('getSubAgentMessage', { sub_session_id: childId }),
+      { content: 'Waiting for the worker.' },
+      () => call('getSubAgentMessage', { sub_session_id: childId }),
+      { content: 'Worker is done.' },
+    );
+    model.script(child, { content: 'First pass done.', delayMs: 1_000 }, { content: 'Edge cases covered too.' });
+    await withWorker(env, settings, async (taskQueue) => {
+      const session = await start(taskQueue, { instruction: root });
+      await session.waitUntilIdle({ timeoutMs: 30_000 });
+      const [sent, running] = toolResults(fake.requestsFor(root)[3]!).slice(1);
+      expect(sent).toMatch(/Message delivered to sub-agent "Worker"/);
+      expect(JSON.parse(running!)).toMatchObject({ sub_session_id: childId, sub_session_title: 'Worker', sub_session_status: expect.stringMatching(/running|idle/) });
+
+      await waitUntil(async () => (await session.snapshot()).last_message?.content === 'Worker is done.');
+      const finished = JSON.parse(toolResults(fake.requestsFor(root)[5]!).at(-1)!);
+      expect(finished).toMatchObject({
+        sub_session_id: childId,
+        sub_session_status: 'completed',
+        role: 'assistant',
+        content: 'Edge cases covered too.',
+        message_id: expect.any(String),
+        created_at: expect.any(String),
+      });
+      const childTranscript = await new SessionHandle(childId, env.client).transcript();
+      expect(childTranscript.filter((entry) => entry.role === 'user').map((entry) => entry.content)).toEqual([child, 'Also cover the edge cases.']);
+    });
+  });
+
   it('stops the middle of a three-level tree leaves first, and the root goes on', async () => {
     const root = unique('root stop');
     const middle = unique('middle stop');
