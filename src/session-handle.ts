@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { CancelledFailure, WorkflowFailedError, WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { z } from 'zod';
 import { ArborClientError } from './client-errors.js';
+import { createSessionTree, type SessionTreeNode, type StoppedSessions } from './session-tree.js';
 import { messageStateQuery, snapshotQuery, transcriptQuery, userMessageSignal } from './shared/messages.js';
 import {
   userMessageSchema,
@@ -29,7 +30,7 @@ export class SessionHandle {
 
   constructor(
     readonly id: string,
-    client: Client,
+    private readonly client: Client,
   ) {
     this.workflow = client.workflow.getHandle<typeof sessionWorkflow>(id);
   }
@@ -80,9 +81,21 @@ export class SessionHandle {
     }
   }
 
-  /** Stops the session (Temporal cancellation); its status becomes `stopped`. */
-  async stop(): Promise<void> {
-    await this.call(() => this.workflow.cancel());
+  /**
+   * Stops the session and all its sub-agents by Temporal cancellation, leaves first, and returns them in the order
+   * they stopped. Each ends as Canceled with status `stopped`.
+   */
+  async stop(): Promise<StoppedSessions> {
+    const answer = await createSessionTree(this.client).stopSessionTree(null, this.id);
+    if (!answer.ok) throw new ArborClientError(answer.error);
+    return answer.result;
+  }
+
+  /** The session and its sub-agents at every depth, with their status and mode. */
+  async tree(): Promise<SessionTreeNode> {
+    const tree = await createSessionTree(this.client).tree(this.id);
+    if (!tree) throw new ArborClientError(`No session with id ${this.id}.`);
+    return tree;
   }
 
   /** The session's result once its workflow has ended (a root session runs until stopped). */

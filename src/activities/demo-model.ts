@@ -5,7 +5,8 @@ const toolLine = /^\/tool\s+(\S+)\s*(.*)$/;
 
 /**
  * Arbor's scripted demo model, for a newcomer with no model endpoint. Deterministic: its reply depends only on the
- * transcript. It plans the request with todoWrite, then answers. A user line `/tool <name> <json arguments>` makes
+ * transcript. It plans the request with todoWrite, then answers; asked to "delegate", it runs a sync sub-agent
+ * first. A user line `/tool <name> <json arguments>` makes
  * it call exactly that tool with exactly those arguments, so every built-in tool can be reached from it.
  */
 export function demoReply(transcript: readonly TranscriptEntry[], toolNames: readonly string[]): ModelReply {
@@ -18,6 +19,13 @@ export function demoReply(transcript: readonly TranscriptEntry[], toolNames: rea
     const explicit = explicitToolCalls(request, callId);
     if (explicit.length > 0) {
       return { content: `(demo model) Calling ${explicit.map((call) => call.name).join(', ')} as you asked.`, tool_calls: explicit };
+    }
+    if (toolNames.includes('subAgent') && /\bdelegate\b/i.test(request)) {
+      const task = oneLine(request.replace(/\bdelegate\b/gi, 'hand over'), 200);
+      return {
+        content: '(demo model) I will hand this to a sub-agent and wait for it.',
+        tool_calls: [{ id: callId(0), name: 'subAgent', arguments: JSON.stringify({ title: 'Demo helper', instruction: `Help with: ${task}`, mode: 'sync' }) }],
+      };
     }
     if (toolNames.includes('todoWrite')) {
       return {

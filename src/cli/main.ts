@@ -8,6 +8,8 @@ import { runCommand } from './commands/run.js';
 import { sendCommand } from './commands/send.js';
 import { showCommand } from './commands/show.js';
 import { startCommand } from './commands/start.js';
+import { stopCommand } from './commands/stop.js';
+import { treeCommand } from './commands/tree.js';
 import { workerCommand } from './commands/worker.js';
 import { UsageError } from './usage-error.js';
 
@@ -29,7 +31,7 @@ export function buildProgram(): Command {
     .description('Durable LLM agent sessions on Temporal')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
-  for (const command of [devCommand, workerCommand, doctorCommand, runCommand, startCommand, sendCommand, showCommand, chatCommand]) {
+  for (const command of [devCommand, workerCommand, doctorCommand, runCommand, startCommand, sendCommand, showCommand, treeCommand, stopCommand, chatCommand]) {
     program.addCommand(command.exitOverride().showHelpAfterError('(run with --help for usage)'));
   }
   return program;

@@ -7,6 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findFreePort } from '../../src/temporal/dev-server.js';
 import { devServerSettings } from '../support/connection.js';
 import { FakeOpenAI } from '../support/fake-openai.js';
+import { call, ScriptedModel } from '../support/scripted-model.js';
+import { ArborClient } from '../../src/client.js';
 import { isProcessAlive, killHard, runCli, startWorkerProcess } from '../support/processes.js';
 
 describe('the arbor CLI against a running worker', () => {
@@ -86,6 +88,41 @@ describe('the arbor CLI against a running worker', () => {
     expect(sessionId).toBeDefined();
     const shown = JSON.parse((await runCli(['show', sessionId!, '--json'], env)).stdout);
     expect(shown).toMatchObject({ status: 'idle', turn: 2, message_count: 4 });
+  });
+
+  it('prints the tree and stops a whole session leaves first with tree and stop --json', async () => {
+    const root = `cli tree root ${randomUUID()}`;
+    const child = `cli tree child ${randomUUID()}`;
+    new ScriptedModel(fake)
+      .script(root, call('subAgent', { title: 'Slow helper', instruction: child }), { content: 'Spawned a helper.' })
+      .script(child, { content: 'Too late.', delayMs: 60_000 });
+    const started = await runCli(['start', root, '--json'], env);
+    const { session_id } = JSON.parse(started.stdout);
+    const client = await ArborClient.fromSettings(settings);
+    try {
+      const session = client.session(session_id);
+      await session.waitUntilIdle({ timeoutMs: 30_000 });
+      const tree = await runCli(['tree', session_id, '--json'], env);
+      expect(tree.code, tree.stderr).toBe(0);
+      const parsed = JSON.parse(tree.stdout);
+      expect(parsed).toMatchObject({ session_id, status: 'idle', mode: null, children: [{ title: 'Slow helper', status: 'running', mode: 'async', children: [] }] });
+      const childId = parsed.children[0].session_id;
+
+      const stopped = await runCli(['stop', session_id, '--json'], env);
+      expect(stopped.code, stopped.stderr).toBe(0);
+      expect(JSON.parse(stopped.stdout)).toEqual({
+        stopped_sessions: [
+          { sub_session_id: childId, title: 'Slow helper' },
+          { sub_session_id: session_id, title: root },
+        ],
+        total_stopped: 2,
+      });
+      for (const id of [childId, session_id]) {
+        expect((await client.temporal.workflow.getHandle(id).describe()).status.name).toBe('CANCELLED');
+      }
+    } finally {
+      await client.close();
+    }
   });
 
   it('reports the binaries and the server with doctor --json', async () => {

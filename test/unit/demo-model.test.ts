@@ -132,3 +132,19 @@ describe('demoReply', () => {
     expect(demoReply(later, tools)).toEqual(demoReply(JSON.parse(JSON.stringify(later)), tools));
   });
 });
+
+describe('demo model delegation', () => {
+  it('hands a request that says "delegate" to a sync sub-agent whose instruction does not say it again', async () => {
+    const { demoReply } = await import('../../src/activities/demo-model.js');
+    const { subAgent } = await import('../../src/shared/tools/sub-agents.js');
+    const transcript = [{ id: 'u1', role: 'user' as const, content: 'Please delegate the research on trees.', created_at: '2024-01-01T00:00:00.000Z' }];
+    const reply = demoReply(transcript, ['todoWrite', 'subAgent']);
+    expect(reply.content).toContain('demo model');
+    expect(reply.tool_calls).toHaveLength(1);
+    expect(reply.tool_calls[0]!.name).toBe('subAgent');
+    const args = subAgent.input.parse(JSON.parse(reply.tool_calls[0]!.arguments));
+    expect(args.mode).toBe('sync');
+    expect(args.instruction).not.toMatch(/delegate/i);
+    expect(demoReply(transcript, ['todoWrite']).tool_calls[0]!.name).toBe('todoWrite');
+  });
+});

@@ -45,6 +45,19 @@ describe('the session workflow (time-skipping server)', () => {
     });
   });
 
+  it('shows a small tree with the demo model when asked to delegate', async () => {
+    await withWorker(env, demoModel, async (taskQueue) => {
+      const session = await start(taskQueue, { instruction: 'Please delegate the garden plan.' });
+      const snapshot = await session.waitUntilIdle({ timeoutMs: 20_000 });
+      expect(snapshot.children).toEqual([expect.objectContaining({ title: 'Demo helper', mode: 'sync', status: 'completed' })]);
+      const tool = (await session.transcript()).find((entry) => entry.role === 'tool');
+      expect(tool?.name).toBe('subAgent');
+      expect(tool?.is_error).toBeUndefined();
+      expect(JSON.parse(tool!.content)).toMatchObject({ status: 'completed', content: expect.stringContaining('demo model') });
+      expect(snapshot.last_message?.content).toContain('demo model');
+    });
+  });
+
   it('delivers a message sent twice with the same id only once', async () => {
     await withWorker(env, demoModel, async (taskQueue) => {
       const session = await start(taskQueue, { instruction: 'Hello.' });

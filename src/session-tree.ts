@@ -1,0 +1,165 @@
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { snapshotQuery, userMessageSignal } from './shared/messages.js';
+import { closedStatuses, type SessionSnapshot, type SessionStatus } from './shared/session.js';
+
+/** A tool's answer from an activity: a result for the model, or a refusal it can read. */
+export type TreeReply<T> = { ok: true; result: T } | { ok: false; error: string };
+
+export interface SubAgentListing {
+  sub_session_id: string;
+  title: string;
+  status: SessionStatus;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface StoppedSessions {
+  stopped_sessions: { sub_session_id: string; title: string }[];
+  total_stopped: number;
+}
+
+const activeStatuses: readonly SessionStatus[] = ['running', 'idle', 'waiting_for_user'];
+
+export interface SessionTreeNode {
+  session_id: string;
+  title: string;
+  status: SessionStatus;
+  mode: 'async' | 'sync' | null;
+  children: SessionTreeNode[];
+}
+
+/**
+ * Reads and acts on the sessions of a tree through queries, signals and cancellation. Used by the sub-agent tools (as
+ * activities) and by the client SDK. `heartbeat` is called while a stop waits.
+ */
+export function createSessionTree(client: Client, heartbeat: () => void = () => undefined) {
+  async function snapshotOf(sessionId: string): Promise<SessionSnapshot | undefined> {
+    try {
+      return await client.workflow.getHandle(sessionId).query(snapshotQuery);
+    } catch (error) {
+      if (error instanceof WorkflowNotFoundError) return undefined;
+      throw error;
+    }
+  }
+
+  /** The target's snapshot when the caller may act on it (a descendant); a refusal otherwise. */
+  async function descendant(callerId: string, targetId: string): Promise<TreeReply<SessionSnapshot>> {
+    if (callerId === targetId) return { ok: false, error: 'A session cannot target itself; give the id of one of its sub-agents.' };
+    const target = await snapshotOf(targetId);
+    if (!target || !target.ancestor_session_ids.includes(callerId)) {
+      return { ok: false, error: `Session ${targetId} is not a sub-agent of this session (at any depth). Use listSubAgent to see yours.` };
+    }
+    return { ok: true, result: target };
+  }
+
+  /** Every session below `rootId`, walking down through the children each one records. */
+  async function subtree(rootId: string, includeClosed: boolean): Promise<SessionSnapshot[]> {
+    const found: SessionSnapshot[] = [];
+    let frontier = [rootId];
+    while (frontier.length > 0) {
+      const snapshots = await Promise.all(frontier.map(snapshotOf));
+      frontier = [];
+      for (const snapshot of snapshots) {
+        if (!snapshot) continue;
+        for (const child of snapshot.children) {
+          if (includeClosed || !closedStatuses.includes(child.status)) frontier.push(child.sub_session_id);
+        }
+        if (snapshot.session_id !== rootId) found.push(snapshot);
+      }
+    }
+    return found;
+  }
+
+  async function treeOf(sessionId: string): Promise<SessionTreeNode | undefined> {
+    const snapshot = await snapshotOf(sessionId);
+    if (!snapshot) return undefined;
+    const children = await Promise.all(snapshot.children.map((child) => treeOf(child.sub_session_id)));
+    return {
+      session_id: snapshot.session_id,
+      title: snapshot.title,
+      status: snapshot.status,
+      mode: snapshot.mode,
+      children: children.filter((child): child is SessionTreeNode => child !== undefined),
+    };
+  }
+
+  return {
+    /** The session and everything below it, closed sessions included. */
+    tree: treeOf,
+
+    async listSubAgents(sessionId: string): Promise<SubAgentListing[]> {
+      return (await subtree(sessionId, false))
+        .filter((snapshot) => activeStatuses.includes(snapshot.status))
+        .map((snapshot) => ({
+          sub_session_id: snapshot.session_id,
+          title: snapshot.title,
+          status: snapshot.status,
+          created_at: snapshot.created_at,
+          updated_at: snapshot.updated_at,
+        }));
+    },
+
+    async getSubAgentMessage(callerId: string, targetId: string): Promise<TreeReply<Record<string, unknown>>> {
+      const checked = await descendant(callerId, targetId);
+      if (!checked.ok) return checked;
+      const target = checked.result;
+      const transcript = target.last_message;
+      return {
+        ok: true,
+        result: {
+          sub_session_id: target.session_id,
+          sub_session_title: target.title,
+          sub_session_status: target.status,
+          message_id: transcript?.id ?? null,
+          role: transcript?.role ?? null,
+          content: transcript?.content ?? '',
+          created_at: transcript?.created_at ?? null,
+        },
+      };
+    },
+
+    async sendMessageToSubAgent(callerId: string, targetId: string, message: string, messageId: string): Promise<TreeReply<string>> {
+      const checked = await descendant(callerId, targetId);
+      if (!checked.ok) return checked;
+      if (closedStatuses.includes(checked.result.status)) {
+        return { ok: false, error: `Sub-agent ${targetId} has ended (${checked.result.status}); it takes no more messages.` };
+      }
+      await client.workflow.getHandle(targetId).signal(userMessageSignal, { id: messageId, content: message });
+      return { ok: true, result: `Message delivered to sub-agent "${checked.result.title}" (${targetId}).` };
+    },
+
+    /** Stops a session and its subtree by cancellation (each session stops its children first) and reports the order. */
+    async stopSessionTree(callerId: string | null, targetId: string): Promise<TreeReply<StoppedSessions>> {
+      let target: SessionSnapshot | undefined;
+      if (callerId) {
+        const checked = await descendant(callerId, targetId);
+        if (!checked.ok) return checked;
+        target = checked.result;
+      } else {
+        target = await snapshotOf(targetId);
+        if (!target) return { ok: false, error: `No session with id ${targetId}.` };
+      }
+      if (closedStatuses.includes(target.status)) return { ok: false, error: `Session ${targetId} has already ended (${target.status}).` };
+      const members = [target, ...(await subtree(targetId, false))];
+      const handle = client.workflow.getHandle(targetId);
+      const beating = setInterval(heartbeat, 2_000);
+      try {
+        await handle.cancel();
+        await handle.result().catch(() => undefined);
+      } finally {
+        clearInterval(beating);
+      }
+      const closed = await Promise.all(
+        members.map(async (member) => {
+          const description = await client.workflow.getHandle(member.session_id).describe();
+          return { member, status: description.status.name, closeTime: description.closeTime?.getTime() ?? Infinity };
+        }),
+      );
+      const stopped = closed
+        .filter((entry) => entry.status === 'CANCELLED')
+        .sort((a, b) => a.closeTime - b.closeTime)
+        .map((entry) => ({ sub_session_id: entry.member.session_id, title: entry.member.title }));
+      return { ok: true, result: { stopped_sessions: stopped, total_stopped: stopped.length } };
+    },
+  };
+}
