@@ -1,0 +1,95 @@
+import type { ChildProcess } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ArborClient } from '../../src/client.js';
+import { devServerSettings } from '../support/connection.js';
+import { FakeOpenAI } from '../support/fake-openai.js';
+import { killHard, startWorkerProcess } from '../support/processes.js';
+import { ScriptedModel } from '../support/scripted-model.js';
+
+describe('a session tree on the dev server when its worker dies while sub-agents run', () => {
+  const fake = new FakeOpenAI();
+  const model = new ScriptedModel(fake);
+  const settings = devServerSettings();
+  const workers: ChildProcess[] = [];
+  let client: ArborClient;
+
+  const workerEnv = () => ({
+    TEMPORAL_ADDRESS: settings.address,
+    ARBOR_TASK_QUEUE: settings.taskQueue,
+    OPENAI_BASE_URL: fake.baseURL,
+    OPENAI_API_KEY: 'sk-tree-restart',
+    ARBOR_MODEL: 'fake-model',
+  });
+
+  beforeAll(async () => {
+    await fake.start();
+    client = await ArborClient.fromSettings(settings);
+  });
+
+  afterAll(async () => {
+    await Promise.all(workers.map(killHard));
+    await client?.close();
+    await fake.stop();
+  });
+
+  it('finishes every sub-agent on a new worker and notifies the root exactly once for each', async () => {
+    const root = `tree root ${Date.now()}`;
+    const childA = `${root} / child A`;
+    const childB = `${root} / child B`;
+    model
+      .script(
+        root,
+        {
+          toolCalls: [
+            { name: 'subAgent', arguments: JSON.stringify({ title: 'Child A', instruction: childA }) },
+            { name: 'subAgent', arguments: JSON.stringify({ title: 'Child B', instruction: childB }) },
+          ],
+        },
+        { content: 'Spawned both.' },
+        // The first notice turn is slow, so the second notice arrives while the root is busy.
+        { content: 'Handled a notice.', delayMs: 2_000 },
+        { content: 'Handled another notice.' },
+      )
+      .script(childA, { content: 'lost with the worker', delayMs: 120_000 }, { content: 'A finished.' })
+      .script(childB, { content: 'lost with the worker', delayMs: 120_000 }, { content: 'B finished.' });
+
+    workers.push(await startWorkerProcess(workerEnv()));
+    const session = await client.startSession({ instruction: root });
+    await waitUntil(() => fake.requestsFor(childA).length >= 1 && fake.requestsFor(childB).length >= 1, 60_000);
+    await killHard(workers[0]!);
+    workers.push(await startWorkerProcess(workerEnv()));
+
+    await waitUntil(async () => {
+      const snapshot = await session.snapshot();
+      return snapshot.status === 'idle' && snapshot.children.every((child) => child.status === 'completed');
+    }, 90_000);
+    const snapshot = await session.waitUntilIdle({ timeoutMs: 30_000 });
+    expect(snapshot.children.map((child) => [child.title, child.status, child.final_message]).sort()).toEqual([
+      ['Child A', 'completed', 'A finished.'],
+      ['Child B', 'completed', 'B finished.'],
+    ]);
+    const notices = (await session.transcript()).filter((entry) => entry.role === 'user' && entry.content.startsWith('[Sub-agent notice]'));
+    expect(notices).toHaveLength(2);
+    for (const child of snapshot.children) {
+      expect(notices.filter((notice) => notice.content.includes(child.sub_session_id))).toHaveLength(1);
+    }
+
+    // The whole tree is one visibility query away (visibility is eventually consistent, hence the wait).
+    const expected = [session.id, ...snapshot.children.map((child) => child.sub_session_id)].sort();
+    let listed: string[] = [];
+    await waitUntil(async () => {
+      listed = [];
+      for await (const execution of client.temporal.workflow.list({ query: `ArborRootSessionId = '${session.id}'` })) listed.push(execution.workflowId);
+      return listed.length === expected.length;
+    }, 15_000);
+    expect(listed.sort()).toEqual(expected);
+  }, 180_000);
+});
+
+async function waitUntil(predicate: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await predicate())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
