@@ -176,6 +176,43 @@ describe('sub-agents (time-skipping server, scripted model)', () => {
     });
   });
 
+  it('refuses more running sub-agents than the fan-out limit and unknown tool names', async () => {
+    const root = unique('root fan-out');
+    const first = unique('first child');
+    model.script(
+      root,
+      call('subAgent', { title: 'First', instruction: first }),
+      call('subAgent', { title: 'Second', instruction: 'never starts' }),
+      call('subAgent', { title: 'Bad tools', instruction: 'never starts either', tools: ['todoWrite', 'rm -rf'] }),
+      { content: 'Limits hold.' },
+      { content: 'Noted the notice.' },
+    );
+    model.script(first, { content: 'First done.', delayMs: 1_000 });
+    await withWorker(env, settings, async (taskQueue) => {
+      const session = await start(taskQueue, { instruction: root, max_children: 1 });
+      await session.waitUntilIdle({ timeoutMs: 30_000 });
+      const results = toolResults(fake.requestsFor(root)[3]!);
+      expect(results[1]).toMatch(/already runs 1 sub-agents, the most it may run at once \(1\)/);
+      expect(results[2]).toMatch(/Unknown tool name\(s\) for the sub-agent: rm -rf/);
+      expect(fake.requestsFor('never starts')).toHaveLength(0);
+      expect(fake.requestsFor('never starts either')).toHaveLength(0);
+      expect((await session.snapshot()).children).toHaveLength(1);
+    });
+  });
+
+  it('gives a sub-agent started with tools [] no tools at all', async () => {
+    const root = unique('root text only');
+    const child = unique('text-only child');
+    model.script(root, call('subAgent', { title: 'Writer', instruction: child, mode: 'sync', tools: [] }), { content: 'ok' });
+    model.script(child, { content: 'Just text.' });
+    await withWorker(env, settings, async (taskQueue) => {
+      const session = await start(taskQueue, { instruction: root });
+      await session.waitUntilIdle({ timeoutMs: 30_000 });
+      expect(fake.requestsFor(child)[0]!.body.tools).toBeUndefined();
+      expect(fake.requestsFor(root)[0]!.body.tools?.map((tool) => tool.function.name)).toContain('subAgent');
+    });
+  });
+
   it('refuses a sub-agent deeper than the depth limit with a tool error', async () => {
     const root = unique('root depth');
     const child = unique('child depth');

@@ -11,10 +11,10 @@ const tree = proxyActivities<Activities>({ startToCloseTimeout: '1 minute', retr
 const stopping = proxyActivities<Activities>({ startToCloseTimeout: '10 minutes', heartbeatTimeout: '30 seconds', retry: { maximumAttempts: 3 } });
 
 export async function spawnSubAgent(args: ToolArgs<typeof subAgent>, context: ToolContext): Promise<string> {
-  const refusal = context.subAgents.checkLimits();
-  if (refusal) throw new ToolError(refusal);
   const unknown = (args.tools ?? []).filter((name) => !allToolNames.includes(name as never));
   if (unknown.length > 0) throw new ToolError(`Unknown tool name(s) for the sub-agent: ${unknown.join(', ')}. Known tools: ${allToolNames.join(', ')}.`);
+  const refusal = context.subAgents.checkLimits();
+  if (refusal) throw new ToolError(refusal);
   const { id, finished } = await context.subAgents.spawn({
     title: args.title,
     instruction: args.instruction,
