@@ -1,6 +1,6 @@
 /**
  * Re-records the committed histories that the replay test runs against today's workflow code:
- *   npx tsx test/histories/record.ts
+ *   npx tsx test/histories/record.ts [name ...]
  * Run it only when a workflow change is meant to break running sessions (and then give the workflow a new name or
  * guard the change with patched()): the point of the committed files is that old histories keep replaying.
  */
@@ -16,13 +16,18 @@ import { parentSessionIdKey, rootSessionIdKey, statusKey, titleKey } from '../..
 import { locateBinaryPath } from '../../src/temporal/binaries.js';
 import { workflowsPath } from '../../src/workflows-location.js';
 import { FakeOpenAI } from '../support/fake-openai.js';
+import { call, ScriptedModel } from '../support/scripted-model.js';
 
 const fake = await new FakeOpenAI().start();
 const env = await TestWorkflowEnvironment.createLocal({
   server: { executable: { type: 'existing-path', path: await locateBinaryPath('cli') }, searchAttributes: [rootSessionIdKey, parentSessionIdKey, statusKey, titleKey] },
 });
 
+/** Names given on the command line are (re-)recorded; none given records all. */
+const wanted = process.argv.slice(2);
+
 async function record(name: string, model: string, input: SessionInput, steps: (session: SessionHandle) => Promise<void>) {
+  if (wanted.length > 0 && !wanted.includes(name)) return;
   const taskQueue = `record-${name}`;
   const worker = await Worker.create({
     connection: env.nativeConnection,
@@ -58,6 +63,22 @@ try {
     fake.reply({ status: 400, body: { error: { message: 'bad request' } } });
     const id = await session.send('Now fail.');
     await session.waitUntilIdle({ messageId: id });
+  });
+  const model = new ScriptedModel(fake);
+  model
+    .script(
+      'Build a small tree.',
+      call('subAgent', { title: 'Sync helper', instruction: 'Sync part.', mode: 'sync' }),
+      call('subAgent', { title: 'Async helper', instruction: 'Async part.' }),
+      call('listSubAgent', {}),
+      { content: 'Tree started.' },
+      { content: 'Async helper reported.' },
+    )
+    .script('Sync part.', { content: 'Sync part done.' })
+    .script('Async part.', { content: 'Async part done.', delayMs: 500 });
+  await record('sub-agents', 'fake-model', { instruction: 'Build a small tree.' }, async (session) => {
+    for (let i = 0; i < 100 && (await session.snapshot()).turn < 2; i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    await session.waitUntilIdle();
   });
 } finally {
   await env.teardown();
