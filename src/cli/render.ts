@@ -36,6 +36,10 @@ export function renderSnapshot(snapshot: SessionSnapshot): string {
       lines.push(`  ${mark} ${todo.content}${active}`);
     }
   }
+  if (snapshot.children.length > 0) {
+    lines.push('sub-agents');
+    for (const child of snapshot.children) lines.push(`  ${child.sub_session_id}  ${child.title}  [${child.status}, ${child.mode}]`);
+  }
   if (snapshot.last_error) lines.push(`error     ${snapshot.last_error}`);
   if (snapshot.last_message) {
     lines.push(`last message (${snapshot.last_message.role}, ${snapshot.last_message.created_at}):`);

@@ -120,6 +120,45 @@ describe('sub-agents (time-skipping server, scripted model)', () => {
     });
   });
 
+  it('completes a three-level tree: a sub-agent handles its own sub-agent\'s notice before it finishes', async () => {
+    const root = unique('root three levels');
+    const middle = unique('middle three levels');
+    const leaf = unique('leaf three levels');
+    model.script(root, call('subAgent', { title: 'Middle', instruction: middle, mode: 'sync' }), { content: 'Root has the answer.' });
+    model.script(middle, call('subAgent', { title: 'Leaf', instruction: leaf }), { content: 'Middle waits.' }, { content: 'Middle saw the leaf result.' });
+    model.script(leaf, { content: 'Leaf result.', delayMs: 500 });
+    await withWorker(env, settings, async (taskQueue) => {
+      const session = await start(taskQueue, { instruction: root });
+      const snapshot = await session.waitUntilIdle({ timeoutMs: 30_000 });
+      expect(snapshot.last_message?.content).toBe('Root has the answer.');
+      const middleResult = JSON.parse(toolResults(fake.requestsFor(root)[1]!)[0]!);
+      expect(middleResult).toMatchObject({ status: 'completed', content: 'Middle saw the leaf result.' });
+      const middleRequests = fake.requestsFor(middle);
+      expect(middleRequests).toHaveLength(3);
+      expect(middleRequests[2]!.body.messages.at(-1)).toMatchObject({ role: 'user', content: expect.stringContaining('Leaf result.') });
+      const tree = await session.tree();
+      expect(tree.children[0]).toMatchObject({ title: 'Middle', status: 'completed', mode: 'sync', children: [{ title: 'Leaf', status: 'completed', mode: 'async' }] });
+    });
+  });
+
+  it('returns a clear stopped result to a parent waiting on a sync sub-agent that is stopped', async () => {
+    const root = unique('root sync stopped');
+    const child = unique('child sync stopped');
+    model.script(root, call('subAgent', { title: 'Slow', instruction: child, mode: 'sync' }), { content: 'The helper was stopped.' });
+    model.script(child, { content: 'never', delayMs: 60_000 });
+    await withWorker(env, settings, async (taskQueue) => {
+      const session = await start(taskQueue, { instruction: root });
+      await waitUntil(async () => (await session.snapshot()).children.length === 1);
+      const childId = (await session.snapshot()).children[0]!.sub_session_id;
+      const stopped = await new SessionHandle(childId, env.client).stop();
+      expect(stopped).toEqual({ stopped_sessions: [{ sub_session_id: childId, title: 'Slow' }], total_stopped: 1 });
+      const snapshot = await session.waitUntilIdle({ timeoutMs: 30_000 });
+      expect(snapshot.last_message?.content).toBe('The helper was stopped.');
+      expect(JSON.parse(toolResults(fake.requestsFor(root)[1]!)[0]!)).toMatchObject({ sub_session_id: childId, status: 'stopped' });
+      expect(snapshot.children[0]!.status).toBe('stopped');
+    });
+  });
+
   it('stops the middle of a three-level tree leaves first, and the root goes on', async () => {
     const root = unique('root stop');
     const middle = unique('middle stop');
