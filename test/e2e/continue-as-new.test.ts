@@ -4,6 +4,7 @@ import { loadConnectionSettings } from '../../src/connection.js';
 import { startDevServer, type DevServer } from '../../src/temporal/dev-server.js';
 import { createArborWorker, type ArborWorker } from '../../src/worker.js';
 import { FakeOpenAI } from '../support/fake-openai.js';
+import { call, ScriptedModel } from '../support/scripted-model.js';
 
 describe('a session whose history grows past the continue-as-new suggestion', () => {
   const fake = new FakeOpenAI();
@@ -35,6 +36,44 @@ describe('a session whose history grows past the continue-as-new suggestion', ()
     await fake.stop();
   });
 
+  it('waits for running sub-agents before continuing as new, so their notices are not lost', async () => {
+    const root = `can root ${Date.now()}`;
+    const child = `can child ${Date.now()}`;
+    const model = new ScriptedModel(fake);
+    model.script(
+      root,
+      call('subAgent', { title: 'Long task', instruction: child }),
+      { content: 'Started the long task.' },
+      ...Array.from({ length: 4 }, (_, index) => ({ content: `small talk ${index}` })),
+      { content: 'Got the notice.' },
+    );
+    model.script(child, { content: 'Long task done.', delayMs: 8_000 });
+    const session = await client.startSession({ instruction: root });
+    await session.waitUntilIdle({ timeoutMs: 30_000 });
+    for (const text of ['one', 'two', 'three', 'four']) {
+      const messageId = await session.send(text);
+      await session.waitUntilIdle({ messageId, timeoutMs: 30_000 });
+    }
+    const runsWhileChildRuns = await runStatuses(session.id);
+    expect(runsWhileChildRuns).toEqual(['RUNNING']);
+
+    await waitUntil(async () => (await session.snapshot()).last_message?.content === 'Got the notice.');
+    const notices = (await session.transcript()).filter((entry) => entry.content.startsWith('[Sub-agent notice]'));
+    expect(notices).toHaveLength(1);
+    expect(notices[0]!.content).toContain('Long task done.');
+    // With the child done, the next idle moment may continue as new, carrying everything.
+    const messageId = await session.send('after');
+    await session.waitUntilIdle({ messageId, timeoutMs: 30_000 });
+    expect(await runStatuses(session.id)).toContain('CONTINUED_AS_NEW');
+    expect((await session.snapshot()).children).toEqual([expect.objectContaining({ title: 'Long task', status: 'completed' })]);
+  });
+
+  async function runStatuses(workflowId: string): Promise<string[]> {
+    const statuses: string[] = [];
+    for await (const run of client.temporal.workflow.list({ query: `WorkflowId = '${workflowId}'` })) statuses.push(run.status.name);
+    return statuses;
+  }
+
   it('continues as new between turns and keeps its whole conversation, todos and identity', async () => {
     const instruction = 'Remember everything.';
     fake.fallback = (request) => {
@@ -51,8 +90,7 @@ describe('a session whose history grows past the continue-as-new suggestion', ()
       await session.waitUntilIdle({ messageId, timeoutMs: 30_000 });
     }
 
-    const runs = [];
-    for await (const run of client.temporal.workflow.list({ query: `WorkflowId = '${session.id}'` })) runs.push(run.status.name);
+    const runs = await runStatuses(session.id);
     expect(runs).toContain('CONTINUED_AS_NEW');
     expect(runs.filter((status) => status === 'RUNNING')).toHaveLength(1);
 
@@ -75,3 +113,11 @@ describe('a session whose history grows past the continue-as-new suggestion', ()
     expect(lastRequest.body.messages.filter((message) => message.role === 'user')).toHaveLength(6);
   });
 });
+
+async function waitUntil(predicate: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await predicate())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
