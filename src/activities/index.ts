@@ -12,12 +12,14 @@ export interface ActivityDependencies {
   model: ModelSettings;
   /** Whether the server has Arbor's search attributes (default true). */
   searchAttributes?: boolean;
+  /** Built-in tools this worker cannot serve, withheld from the model. */
+  unavailableTools?: string[];
 }
 
 const transcriptPageSize = 500;
 
 /** The activities a worker registers, closed over the worker's client and model settings. */
-export function createActivities({ client, model, searchAttributes = true }: ActivityDependencies) {
+export function createActivities({ client, model, searchAttributes = true, unavailableTools = [] }: ActivityDependencies) {
   const transcripts = new TranscriptCache(async (sessionId, runId, count) => {
     const handle = client.workflow.getHandle(sessionId, runId);
     const entries: TranscriptEntry[] = [];
@@ -36,7 +38,12 @@ export function createActivities({ client, model, searchAttributes = true }: Act
     /** The model a new session uses (its own or the worker's default) and whether search attributes can be set. */
     async prepareSession(requestedModel?: string): Promise<SessionEnvironment> {
       const name = requestedModel ?? model.defaultModel;
-      return { model: name, provider: name === demoModelName ? 'demo' : 'openai-compatible', search_attributes: searchAttributes };
+      return {
+        model: name,
+        provider: name === demoModelName ? 'demo' : 'openai-compatible',
+        search_attributes: searchAttributes,
+        ...(unavailableTools.length > 0 ? { unavailable_tools: unavailableTools } : {}),
+      };
     },
   };
 }

@@ -30,6 +30,8 @@ export interface SessionEnvironment {
   provider: 'demo' | 'openai-compatible';
   /** False on servers without custom search attributes (the time-skipping test server). */
   search_attributes: boolean;
+  /** Built-in tools this worker cannot serve (webSearch with no engine configured); absent in older histories. */
+  unavailable_tools?: string[];
 }
 
 /** ApplicationFailure type of a model request the provider refused (400, 401, 403, 404, 422): retrying cannot help. */

@@ -78,6 +78,7 @@ export interface CarriedState {
   turn: number;
   model: string;
   search_attributes: boolean;
+  unavailable_tools?: string[];
   created_at: string;
   todos: TodoItem[];
   children?: ChildSession[];

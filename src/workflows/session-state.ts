@@ -35,6 +35,7 @@ export class SessionState {
   turn: number;
   model: string;
   searchAttributes: boolean;
+  unavailableTools: string[];
   todos: TodoItem[];
   children: ChildSession[];
   lastError: string | null = null;
@@ -52,6 +53,7 @@ export class SessionState {
     this.turn = carried?.turn ?? 0;
     this.model = carried?.model ?? '';
     this.searchAttributes = carried?.search_attributes ?? false;
+    this.unavailableTools = carried?.unavailable_tools ?? [];
     this.todos = carried?.todos ?? [];
     this.children = carried?.children ?? [];
     this.createdAt = carried?.created_at ?? now;
@@ -144,6 +146,7 @@ export class SessionState {
       turn: this.turn,
       model: this.model,
       search_attributes: this.searchAttributes,
+      ...(this.unavailableTools.length > 0 ? { unavailable_tools: this.unavailableTools } : {}),
       created_at: this.createdAt,
       todos: this.todos,
       children: this.children,

@@ -70,9 +70,12 @@ export async function sessionWorkflow(input: SessionInput): Promise<SessionResul
 
   const settings: TurnSettings = {
     systemPrompt: input.system_prompt ?? defaultSystemPrompt,
-    toolNames: input.tools ? toolNames.filter((name) => input.tools!.includes(name)) : [...toolNames],
+    toolNames: [],
     maxToolRounds: input.max_tool_rounds ?? defaultMaxToolRounds,
   };
+  // The session's tools: those it was given (default all), less those this deployment cannot serve.
+  const chooseTools = () =>
+    toolNames.filter((name) => (input.tools ? input.tools.includes(name) : true) && !state.unavailableTools.includes(name));
   const cursor: ModelCursor = { sent: 0 };
   const closesWhenDone = state.identity.parent_session_id !== null;
   const subAgents = new SubAgents(state, {
@@ -86,8 +89,10 @@ export async function sessionWorkflow(input: SessionInput): Promise<SessionResul
       const environment = await prepareSession(input.model);
       state.model = environment.model;
       state.searchAttributes = environment.search_attributes;
+      state.unavailableTools = environment.unavailable_tools ?? [];
       if (state.searchAttributes) upsertSearchAttributes(identityAttributes(state));
     }
+    settings.toolNames = chooseTools();
     for (;;) {
       await condition(() => state.inbox.length > 0);
       reportStatus('running');
