@@ -2,8 +2,9 @@ import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { snapshotQuery, userMessageSignal } from './shared/messages.js';
 import { closedStatuses, type SessionSnapshot, type SessionStatus } from './shared/session.js';
 
-/** A tool's answer from an activity: a result for the model, or a refusal it can read. */
-export type TreeReply<T> = { ok: true; result: T } | { ok: false; error: string };
+import type { ToolReply } from './shared/tool-reply.js';
+
+type TreeReply<T> = ToolReply<T>;
 
 export interface SubAgentListing {
   sub_session_id: string;

@@ -1,10 +1,10 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../../activities/index.js';
-import type { TreeReply } from '../../session-tree.js';
 import type { ToolArgs } from '../../shared/tools/define-tool.js';
 import { toolNames as allToolNames } from '../../shared/tools/registry.js';
 import type { subAgent } from '../../shared/tools/sub-agents.js';
 import type { ToolContext } from './tool-context.js';
+import { replyText } from './reply.js';
 import { ToolError } from './tool-error.js';
 
 const tree = proxyActivities<Activities>({ startToCloseTimeout: '1 minute', retry: { maximumAttempts: 5 } });
@@ -37,18 +37,13 @@ export async function listSubAgents(context: ToolContext): Promise<string> {
 }
 
 export async function getSubAgentMessage(targetId: string, context: ToolContext): Promise<string> {
-  return reply(await tree.getSubAgentMessage(context.state.identity.session_id, targetId));
+  return replyText(await tree.getSubAgentMessage(context.state.identity.session_id, targetId));
 }
 
 export async function sendMessageToSubAgent(targetId: string, message: string, context: ToolContext): Promise<string> {
-  return reply(await tree.sendMessageToSubAgent(context.state.identity.session_id, targetId, message, `from-parent:${context.toolCallId}`));
+  return replyText(await tree.sendMessageToSubAgent(context.state.identity.session_id, targetId, message, `from-parent:${context.toolCallId}`));
 }
 
 export async function stopSubAgent(targetId: string, context: ToolContext): Promise<string> {
-  return reply(await stopping.stopSessionTree(context.state.identity.session_id, targetId));
-}
-
-function reply<T>(answer: TreeReply<T>): string {
-  if (!answer.ok) throw new ToolError(answer.error);
-  return typeof answer.result === 'string' ? answer.result : JSON.stringify(answer.result);
+  return replyText(await stopping.stopSessionTree(context.state.identity.session_id, targetId));
 }
