@@ -6,20 +6,23 @@ import { createCallModel } from './call-model.js';
 import type { ModelSettings } from './model-settings.js';
 import { TranscriptCache } from './transcript-cache.js';
 import { createSessionTreeActivities } from './session-tree.js';
+import { createWebActivities } from './web.js';
+import { searchConfigFromEnv, type SearchConfig } from '../web/search/index.js';
 
 export interface ActivityDependencies {
   client: Client;
   model: ModelSettings;
   /** Whether the server has Arbor's search attributes (default true). */
   searchAttributes?: boolean;
-  /** Built-in tools this worker cannot serve, withheld from the model. */
-  unavailableTools?: string[];
+  /** Search engines (default: from the worker's environment); with none, webSearch is withheld from the model. */
+  search?: SearchConfig;
 }
 
 const transcriptPageSize = 500;
 
 /** The activities a worker registers, closed over the worker's client and model settings. */
-export function createActivities({ client, model, searchAttributes = true, unavailableTools = [] }: ActivityDependencies) {
+export function createActivities({ client, model, searchAttributes = true, search = searchConfigFromEnv() }: ActivityDependencies) {
+  const unavailableTools = search.engines.length === 0 ? ['webSearch'] : [];
   const transcripts = new TranscriptCache(async (sessionId, runId, count) => {
     const handle = client.workflow.getHandle(sessionId, runId);
     const entries: TranscriptEntry[] = [];
@@ -33,6 +36,7 @@ export function createActivities({ client, model, searchAttributes = true, unava
 
   return {
     ...createSessionTreeActivities(client),
+    ...createWebActivities(search),
     callModel: createCallModel(model, transcripts),
 
     /** The model a new session uses (its own or the worker's default) and whether search attributes can be set. */

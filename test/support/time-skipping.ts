@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { inject } from 'vitest';
-import { createActivities } from '../../src/activities/index.js';
+import { createActivities, type ActivityDependencies } from '../../src/activities/index.js';
 import type { ModelSettings } from '../../src/activities/model-settings.js';
 import { workflowsPath } from '../../src/workflows-location.js';
 
@@ -25,13 +25,14 @@ export async function withWorker<T>(
   env: TestWorkflowEnvironment,
   model: ModelSettings,
   body: (taskQueue: string) => Promise<T>,
+  extra: Partial<ActivityDependencies> = {},
 ): Promise<T> {
   const taskQueue = `ts-${randomUUID()}`;
   const worker = await Worker.create({
     connection: env.nativeConnection,
     taskQueue,
     workflowBundle: await workflowBundle(),
-    activities: createActivities({ client: env.client, model, searchAttributes: false }),
+    activities: createActivities({ client: env.client, model, searchAttributes: false, search: { engines: [] }, ...extra }),
   });
   return worker.runUntil(() => body(taskQueue));
 }

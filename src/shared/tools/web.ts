@@ -13,14 +13,36 @@ export const webFetch = defineTool({
   }),
 });
 
+export const timeRanges = ['day', 'week', 'month', 'year'] as const;
+export type TimeRange = (typeof timeRanges)[number];
+
+/** Offered to the model only when the worker has a search engine configured. */
 export const webSearch = defineTool({
   name: 'webSearch',
   description:
-    'Search the web for up-to-date information. Returns titles, URLs and snippets; use webFetch on a URL for more. ' +
-    'Your answer must end with a "Sources:" section listing the links you used.',
+    'Search the web for up-to-date information. Returns JSON with query, result_count and results ' +
+    '(each with title, url, description and source, the search engine that answered). ' +
+    'Write specific queries, and include the current year when recency matters (e.g. "Node.js release schedule 2026"). ' +
+    'Use the titles, URLs and snippets to judge which results are relevant: if the snippets answer the question, answer directly; ' +
+    'if you need a page in depth, fetch it with a web fetching tool if you have one. ' +
+    'When you use search results, your answer must end with a "Sources:" section listing the URLs of the results you relied on.',
   input: z.object({
-    query: z.string().trim().min(1).max(500).describe('A specific, clear search query'),
-    max_results: z.number().int().min(1).max(30).default(10).describe('How many results, 1-30 (default 10)'),
-    time_range: z.enum(['day', 'week', 'month', 'year']).optional().describe('Only results from the last day, week, month or year'),
+    query: z
+      .string()
+      .trim()
+      .min(1)
+      .max(500)
+      .describe('The search query, specific and clear, e.g. "latest Go programming news", "Python asyncio tutorial"'),
+    max_results: z
+      .number()
+      .int()
+      .min(1)
+      .max(30)
+      .optional()
+      .describe('Maximum number of results, default 10, at most 30. Fewer for quick answers, more for broad research'),
+    time_range: z
+      .enum(timeRanges)
+      .optional()
+      .describe('Only results from the last day (24 h), week, month or year; leave out for all time'),
   }),
 });
