@@ -23,7 +23,7 @@ describe('a session whose history grows past the continue-as-new suggestion', ()
       extraArgs: ['--dynamic-config-value', 'limit.historyCount.suggestContinueAsNew=20'],
     });
     const settings = loadConnectionSettings({ TEMPORAL_CONFIG_FILE: '/nonexistent/arbor-test.toml' }, { address: server.address, taskQueue: 'can-test' });
-    worker = await createArborWorker({ connection: settings, model: { apiKey: 'sk-can', baseURL: fake.baseURL, defaultModel: 'fake-model', requestTimeoutMs: 5_000 } });
+    worker = await createArborWorker({ connection: settings, model: { apiKey: 'sk-can', baseURL: fake.baseURL, defaultModel: 'fake-model', requestTimeoutMs: 30_000 } });
     running = worker.run();
     client = await ArborClient.fromSettings(settings);
   });
