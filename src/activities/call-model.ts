@@ -6,19 +6,14 @@ import { toChatMessages } from './chat-messages.js';
 import { demoReply } from './demo-model.js';
 import { toModelFailure } from './model-errors.js';
 import type { ModelSettings } from './model-settings.js';
+import { createOpenAIClient } from './openai-client.js';
 import { toolSpecs } from './tool-specs.js';
 import type { TranscriptCache } from './transcript-cache.js';
 
 const heartbeatEveryMs = 2_000;
 
 export function createCallModel(settings: ModelSettings, transcripts: TranscriptCache) {
-  // The client's own retries are off: Temporal's retry policy decides, so every attempt shows in history.
-  const openai = new OpenAI({
-    apiKey: settings.apiKey ?? 'no-key',
-    ...(settings.baseURL ? { baseURL: settings.baseURL } : {}),
-    maxRetries: 0,
-    timeout: settings.requestTimeoutMs,
-  });
+  const openai = createOpenAIClient(settings);
 
   return async function callModel(input: CallModelInput): Promise<ModelReply> {
     const transcript = await transcripts.resolve(input.session_id, input.run_id, input.transcript_start, input.transcript_delta);

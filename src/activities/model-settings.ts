@@ -6,6 +6,8 @@ export interface ModelSettings {
   baseURL?: string;
   defaultModel: string;
   requestTimeoutMs: number;
+  /** The small fast model webFetch uses to apply its prompt; none with the demo model. */
+  fetchModel?: string;
 }
 
 export const fallbackOpenAIModel = 'gpt-4o-mini';
@@ -20,6 +22,7 @@ export function modelSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): Mode
     ...(baseURL ? { baseURL } : {}),
     defaultModel: nonEmpty(env.ARBOR_MODEL) ?? (endpointConfigured ? fallbackOpenAIModel : demoModelName),
     requestTimeoutMs: Number.isFinite(timeout) && timeout > 0 ? timeout : 120_000,
+    ...(endpointConfigured ? { fetchModel: nonEmpty(env.ARBOR_FETCH_MODEL) ?? nonEmpty(env.ARBOR_MODEL) ?? fallbackOpenAIModel } : {}),
   };
 }
 

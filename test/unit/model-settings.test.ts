@@ -11,7 +11,14 @@ describe('modelSettingsFromEnv', () => {
       apiKey: 'sk-test',
       defaultModel: 'gpt-4o-mini',
       requestTimeoutMs: 120_000,
+      fetchModel: 'gpt-4o-mini',
     });
+  });
+
+  it('uses ARBOR_FETCH_MODEL for webFetch extraction, else the default model, and none for the demo model', () => {
+    expect(modelSettingsFromEnv({ OPENAI_API_KEY: 'k', ARBOR_MODEL: 'big', ARBOR_FETCH_MODEL: 'small' }).fetchModel).toBe('small');
+    expect(modelSettingsFromEnv({ OPENAI_API_KEY: 'k', ARBOR_MODEL: 'big' }).fetchModel).toBe('big');
+    expect(modelSettingsFromEnv({}).fetchModel).toBeUndefined();
   });
 
   it('defaults to gpt-4o-mini when only a base URL is set', () => {
