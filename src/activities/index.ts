@@ -8,6 +8,8 @@ import { TranscriptCache } from './transcript-cache.js';
 import { createSessionTreeActivities } from './session-tree.js';
 import { createWebActivities } from './web.js';
 import { searchConfigFromEnv, type SearchConfig } from '../web/search/index.js';
+import { allowListFromEnv, type AllowList } from '../web/fetch/index.js';
+import { createOpenAIClient } from './openai-client.js';
 
 export interface ActivityDependencies {
   client: Client;
@@ -16,12 +18,14 @@ export interface ActivityDependencies {
   searchAttributes?: boolean;
   /** Search engines (default: from the worker's environment); with none, webSearch is withheld from the model. */
   search?: SearchConfig;
+  /** Hosts and ranges webFetch may reach although private (default: ARBOR_FETCH_ALLOW). */
+  fetchAllow?: AllowList;
 }
 
 const transcriptPageSize = 500;
 
 /** The activities a worker registers, closed over the worker's client and model settings. */
-export function createActivities({ client, model, searchAttributes = true, search = searchConfigFromEnv() }: ActivityDependencies) {
+export function createActivities({ client, model, searchAttributes = true, search = searchConfigFromEnv(), fetchAllow = allowListFromEnv() }: ActivityDependencies) {
   const unavailableTools = search.engines.length === 0 ? ['webSearch'] : [];
   const transcripts = new TranscriptCache(async (sessionId, runId, count) => {
     const handle = client.workflow.getHandle(sessionId, runId);
@@ -36,7 +40,11 @@ export function createActivities({ client, model, searchAttributes = true, searc
 
   return {
     ...createSessionTreeActivities(client),
-    ...createWebActivities(search),
+    ...createWebActivities({
+      search,
+      fetchAllow,
+      ...(model.fetchModel ? { extraction: { client: createOpenAIClient(model), model: model.fetchModel } } : {}),
+    }),
     callModel: createCallModel(model, transcripts),
 
     /** The model a new session uses (its own or the worker's default) and whether search attributes can be set. */

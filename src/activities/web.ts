@@ -1,10 +1,45 @@
 import { Context } from '@temporalio/activity';
+import type OpenAI from 'openai';
 import type { ToolReply } from '../shared/tool-reply.js';
+import { extractionMessages, webFetch, WebFetchError, type AllowList, type Extractor, type WebFetchInput } from '../web/fetch/index.js';
 import { webSearch, WebSearchError, WebSearchInputError, type SearchConfig, type WebSearchInput, type WebSearchResult } from '../web/search/index.js';
 
+export interface WebSettings {
+  search: SearchConfig;
+  /** Hosts and ranges webFetch may reach despite the address policy (ARBOR_FETCH_ALLOW). */
+  fetchAllow: AllowList;
+  /** The endpoint and small model that apply webFetch's prompt; without them, pages come back raw. */
+  extraction?: { client: OpenAI; model: string };
+}
+
 /** The web tools' activities. Configuration (engine keys) stays in the worker; only the query and results enter history. */
-export function createWebActivities(search: SearchConfig) {
+export function createWebActivities({ search, fetchAllow, extraction }: WebSettings) {
+  const extract: Extractor | undefined = extraction
+    ? async (content, prompt, url) => {
+        const completion = await extraction.client.chat.completions.create(
+          { model: extraction.model, messages: extractionMessages(content, prompt, url) },
+          { signal: Context.current().cancellationSignal },
+        );
+        return completion.choices[0]?.message.content ?? '';
+      }
+    : undefined;
+
   return {
+    async fetchWebPage(input: WebFetchInput): Promise<ToolReply<string>> {
+      try {
+        const result = await webFetch(input, {
+          allow: fetchAllow,
+          signal: Context.current().cancellationSignal,
+          ...(extract ? { extract } : {}),
+        });
+        return { ok: true, result };
+      } catch (error) {
+        // Timeouts, network errors, 408/429/5xx are worth Temporal's retries; the rest the model should read.
+        if (error instanceof WebFetchError && !error.retryable) return { ok: false, error: error.message };
+        throw error;
+      }
+    },
+
     async searchWeb(input: WebSearchInput): Promise<ToolReply<WebSearchResult>> {
       try {
         return { ok: true, result: await webSearch(input, search, { signal: Context.current().cancellationSignal }) };

@@ -7,11 +7,15 @@ import { SessionHandle } from '../../src/session-handle.js';
 import { sessionWorkflowType, type SessionInput } from '../../src/shared/session.js';
 import type { sessionWorkflow } from '../../src/workflows/session-workflow.js';
 import { createTimeSkippingEnvironment, demoModel, withWorker } from '../support/time-skipping.js';
+import { parseAllowList } from '../../src/web/fetch/index.js';
+import { FakeOpenAI } from '../support/fake-openai.js';
 
 describe('the web tools in a session (time-skipping server)', () => {
   let env: TestWorkflowEnvironment;
   let searxng: Server;
   let searxngUrl: string;
+  let pages: Server;
+  let pagesUrl: string;
   const queries: string[] = [];
 
   beforeAll(async () => {
@@ -25,11 +29,24 @@ describe('the web tools in a session (time-skipping server)', () => {
     });
     await new Promise<void>((resolve) => searxng.listen(0, '127.0.0.1', resolve));
     searxngUrl = `http://127.0.0.1:${(searxng.address() as AddressInfo).port}`;
+    pages = createServer((request, response) => {
+      if (request.url === '/big') {
+        const paragraphs = Array.from({ length: 2000 }, (_, index) => `<p>Paragraph ${index} about durable agent sessions.</p>`).join('');
+        response.writeHead(200, { 'content-type': 'text/html' }).end(`<html><body><main>${paragraphs}</main></body></html>`);
+        return;
+      }
+      response
+        .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+        .end('<html><body><main><h1>Arbor</h1><p>Sessions are <strong>workflows</strong>.</p></main></body></html>');
+    });
+    await new Promise<void>((resolve) => pages.listen(0, '127.0.0.1', resolve));
+    pagesUrl = `http://127.0.0.1:${(pages.address() as AddressInfo).port}/about`;
   });
 
   afterAll(async () => {
     await env?.teardown();
     await new Promise((resolve) => searxng?.close(resolve));
+    await new Promise((resolve) => pages?.close(resolve));
   });
 
   async function run(taskQueue: string, input: SessionInput) {
@@ -37,7 +54,8 @@ describe('the web tools in a session (time-skipping server)', () => {
     await env.client.workflow.start<typeof sessionWorkflow>(sessionWorkflowType, { workflowId: id, taskQueue, args: [input] });
     const session = new SessionHandle(id, env.client);
     await session.waitUntilIdle({ timeoutMs: 20_000 });
-    return (await session.transcript()).find((entry) => entry.role === 'tool')!;
+    const tool = (await session.transcript()).find((entry) => entry.role === 'tool')!;
+    return Object.assign(tool, { sessionId: id });
   }
 
   it('searches through the configured engine and returns its results with their source', async () => {
@@ -64,5 +82,64 @@ describe('the web tools in a session (time-skipping server)', () => {
       expect(tool.is_error).toBe(true);
       expect(tool.content).toMatch(/Unknown tool "webSearch"/);
     });
+  });
+
+  it('fetches an allowed page as Markdown marked as untrusted, with the host in the activity summary', async () => {
+    await withWorker(
+      env,
+      demoModel,
+      async (taskQueue) => {
+        const tool = await run(taskQueue, { instruction: `/tool webFetch {"url": "${pagesUrl}", "prompt": "What are sessions?"}` });
+        expect(tool.is_error).toBeUndefined();
+        expect(tool.content).toContain('# Arbor');
+        expect(tool.content).toContain('**workflows**');
+        expect(tool.content).toMatch(/untrusted/i);
+        const history = await env.client.workflow.getHandle(tool.sessionId).fetchHistory();
+        const summaries = history.events!.flatMap((event) => (event.userMetadata?.summary?.data ? [Buffer.from(event.userMetadata.summary.data).toString()] : []));
+        expect(summaries.some((summary) => summary.includes(`webFetch: ${new URL(pagesUrl).host}`))).toBe(true);
+      },
+      { fetchAllow: parseAllowList('127.0.0.1/32') },
+    );
+  });
+
+  it('refuses a loopback page when the deployment allows none, as a tool error', async () => {
+    await withWorker(
+      env,
+      demoModel,
+      async (taskQueue) => {
+        const tool = await run(taskQueue, { instruction: `/tool webFetch {"url": "${pagesUrl}", "prompt": "anything"}` });
+        expect(tool.is_error).toBe(true);
+        expect(tool.content).toMatch(/127\.0\.0\.1|loopback|private|not allowed|refused/i);
+      },
+      { fetchAllow: parseAllowList(undefined) },
+    );
+  });
+
+  it('has the small model extract what the prompt asks from a page over 50,000 bytes', async () => {
+    const fake = await new FakeOpenAI().start();
+    try {
+      fake.reply({ content: 'Extracted: 800 paragraphs about sessions.' });
+      const model = { ...demoModel, baseURL: fake.baseURL, apiKey: 'sk-extract', fetchModel: 'small-model' };
+      const bigUrl = new URL('/big', pagesUrl).toString();
+      await withWorker(
+        env,
+        model,
+        async (taskQueue) => {
+          const tool = await run(taskQueue, { instruction: `/tool webFetch {"url": "${bigUrl}", "prompt": "How many paragraphs?"}` });
+          expect(tool.is_error).toBeUndefined();
+          expect(tool.content).toContain('Extracted: 800 paragraphs about sessions.');
+          expect(fake.requests).toHaveLength(1);
+          const request = fake.requests[0]!.body;
+          expect(request.model).toBe('small-model');
+          const userMessage = request.messages.find((message) => message.role === 'user')!.content!;
+          expect(userMessage).toContain('How many paragraphs?');
+          expect(userMessage.length).toBeGreaterThan(50_000);
+          expect(userMessage).toContain('Paragraph 1999');
+        },
+        { fetchAllow: parseAllowList('127.0.0.1/32') },
+      );
+    } finally {
+      await fake.stop();
+    }
   });
 });

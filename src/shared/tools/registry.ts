@@ -1,9 +1,9 @@
 import { getSubAgentMessage, listSubAgent, sendMessageToSubAgent, stopSubAgent, subAgent } from './sub-agents.js';
 import { todoWrite } from './todo.js';
-import { webSearch } from './web.js';
+import { webFetch, webSearch } from './web.js';
 
 /** The one list of built-in tools. Dispatch in the workflow is typed over these names, so a tool without a handler does not compile. */
-export const builtinTools = [todoWrite, subAgent, listSubAgent, getSubAgentMessage, sendMessageToSubAgent, stopSubAgent, webSearch] as const;
+export const builtinTools = [todoWrite, subAgent, listSubAgent, getSubAgentMessage, sendMessageToSubAgent, stopSubAgent, webFetch, webSearch] as const;
 
 export type BuiltinTool = (typeof builtinTools)[number];
 export type ToolName = BuiltinTool['name'];

@@ -2,7 +2,7 @@ import type { BuiltinTool, ToolName } from '../../shared/tools/registry.js';
 import type { ToolArgs } from '../../shared/tools/define-tool.js';
 import { getSubAgentMessage, listSubAgents, sendMessageToSubAgent, spawnSubAgent, stopSubAgent } from './sub-agent-handlers.js';
 import type { ToolContext } from './tool-context.js';
-import { searchWeb } from './web-handlers.js';
+import { fetchWeb, searchWeb } from './web-handlers.js';
 import { writeTodos } from './todo-handler.js';
 
 type ToolHandler<T extends BuiltinTool> = (args: ToolArgs<T>, context: ToolContext) => string | Promise<string>;
@@ -18,4 +18,5 @@ export const toolHandlers: ToolHandlers = {
   sendMessageToSubAgent: (args, context) => sendMessageToSubAgent(args.sub_session_id, args.message, context),
   stopSubAgent: (args, context) => stopSubAgent(args.sub_session_id, context),
   webSearch: (args) => searchWeb(args),
+  webFetch: (args) => fetchWeb(args),
 };

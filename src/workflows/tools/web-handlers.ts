@@ -1,7 +1,7 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../../activities/index.js';
 import type { ToolArgs } from '../../shared/tools/define-tool.js';
-import type { webSearch } from '../../shared/tools/web.js';
+import type { webFetch, webSearch } from '../../shared/tools/web.js';
 import { replyText } from './reply.js';
 
 const web = proxyActivities<Activities>({
@@ -12,4 +12,13 @@ const web = proxyActivities<Activities>({
 export async function searchWeb(args: ToolArgs<typeof webSearch>): Promise<string> {
   const summary = `webSearch: ${args.query.length > 80 ? `${args.query.slice(0, 79)}…` : args.query}`;
   return replyText(await web.searchWeb.executeWithOptions({ summary }, [args]));
+}
+
+export async function fetchWeb(args: ToolArgs<typeof webFetch>): Promise<string> {
+  return replyText(await web.fetchWebPage.executeWithOptions({ summary: `webFetch: ${hostOf(args.url)}` }, [args]));
+}
+
+function hostOf(url: string): string {
+  const match = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i.exec(url);
+  return match?.[1] || url.slice(0, 80);
 }
