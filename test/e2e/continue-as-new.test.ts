@@ -5,6 +5,7 @@ import { startDevServer, type DevServer } from '../../src/temporal/dev-server.js
 import { createArborWorker, type ArborWorker } from '../../src/worker.js';
 import { FakeOpenAI } from '../support/fake-openai.js';
 import { call, ScriptedModel } from '../support/scripted-model.js';
+import { waitUntil } from '../support/wait.js';
 
 describe('a session whose history grows past the continue-as-new suggestion', () => {
   const fake = new FakeOpenAI();
@@ -113,11 +114,3 @@ describe('a session whose history grows past the continue-as-new suggestion', ()
     expect(lastRequest.body.messages.filter((message) => message.role === 'user')).toHaveLength(6);
   });
 });
-
-async function waitUntil(predicate: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await predicate())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}

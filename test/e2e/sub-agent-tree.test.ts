@@ -5,6 +5,7 @@ import { devServerSettings } from '../support/connection.js';
 import { FakeOpenAI } from '../support/fake-openai.js';
 import { killHard, startWorkerProcess } from '../support/processes.js';
 import { ScriptedModel } from '../support/scripted-model.js';
+import { waitUntil } from '../support/wait.js';
 
 describe('a session tree on the dev server when its worker dies while sub-agents run', () => {
   const fake = new FakeOpenAI();
@@ -85,11 +86,3 @@ describe('a session tree on the dev server when its worker dies while sub-agents
     expect(listed.sort()).toEqual(expected);
   }, 180_000);
 });
-
-async function waitUntil(predicate: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await predicate())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}

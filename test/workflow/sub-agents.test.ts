@@ -8,6 +8,7 @@ import type { sessionWorkflow } from '../../src/workflows/session-workflow.js';
 import { FakeOpenAI } from '../support/fake-openai.js';
 import { call, ScriptedModel, toolResults } from '../support/scripted-model.js';
 import { createTimeSkippingEnvironment, withWorker } from '../support/time-skipping.js';
+import { waitUntil } from '../support/wait.js';
 
 describe('sub-agents (time-skipping server, scripted model)', () => {
   let env: TestWorkflowEnvironment;
@@ -265,11 +266,3 @@ describe('sub-agents (time-skipping server, scripted model)', () => {
     });
   });
 });
-
-async function waitUntil(predicate: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await predicate())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
