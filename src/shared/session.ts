@@ -12,6 +12,12 @@ export const defaultMaxToolRounds = 25;
 export const defaultMaxDepth = 4;
 export const defaultMaxChildren = 50;
 
+export interface StoredPlan {
+  title: string | null;
+  content: string;
+  revision: number;
+}
+
 /** A sub-agent as its parent records it. */
 export interface ChildSession {
   sub_session_id: string;
@@ -82,6 +88,7 @@ export interface CarriedState {
   created_at: string;
   todos: TodoItem[];
   children?: ChildSession[];
+  plan?: StoredPlan | null;
 }
 
 export interface SessionInput extends SessionOptions {
@@ -125,6 +132,9 @@ export interface SessionSnapshot {
   mode: 'async' | 'sync' | null;
   ancestor_session_ids: string[];
   children: ChildSession[];
+  plan: { title: string | null; revision: number; size: number } | null;
+  /** Set while the wait tool sleeps: until when, and why. */
+  waiting: { until: string; reason: string | null } | null;
 }
 
 export type MessageState = 'unknown' | 'queued' | 'handled';

@@ -6,6 +6,7 @@ import {
   type MessageState,
   type SessionSnapshot,
   type SessionStatus,
+  type StoredPlan,
   type TranscriptEntry,
   type TranscriptRange,
   type UserMessage,
@@ -38,6 +39,10 @@ export class SessionState {
   unavailableTools: string[];
   todos: TodoItem[];
   children: ChildSession[];
+  plan: StoredPlan | null;
+  waiting: { until: string; reason: string | null } | null = null;
+  /** Set by stopConversation: the turn ends after this round's tool calls. */
+  endTurnRequested = false;
   lastError: string | null = null;
   readonly createdAt: string;
   updatedAt: string;
@@ -56,6 +61,7 @@ export class SessionState {
     this.unavailableTools = carried?.unavailable_tools ?? [];
     this.todos = carried?.todos ?? [];
     this.children = carried?.children ?? [];
+    this.plan = carried?.plan ?? null;
     this.createdAt = carried?.created_at ?? now;
     this.updatedAt = now;
   }
@@ -136,6 +142,8 @@ export class SessionState {
       last_error: this.lastError,
       todos: this.todos,
       children: this.children,
+      plan: this.plan ? { title: this.plan.title, revision: this.plan.revision, size: this.plan.content.length } : null,
+      waiting: this.waiting,
     };
   }
 
@@ -150,6 +158,7 @@ export class SessionState {
       created_at: this.createdAt,
       todos: this.todos,
       children: this.children,
+      plan: this.plan,
     };
   }
 

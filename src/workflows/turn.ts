@@ -63,6 +63,10 @@ export async function runTurn(state: SessionState, settings: TurnSettings, curso
         ...(outcome.is_error ? { is_error: true } : {}),
       });
     });
+    if (state.endTurnRequested) {
+      state.endTurnRequested = false;
+      return 'answered';
+    }
   }
   state.append({
     role: 'notice',

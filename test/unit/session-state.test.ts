@@ -214,6 +214,8 @@ describe('snapshot', () => {
       depth: 2,
       mode: 'async',
       children: [],
+      plan: null,
+      waiting: null,
     });
   });
 

@@ -3,6 +3,8 @@ import type { ToolArgs } from '../../shared/tools/define-tool.js';
 import { getSubAgentMessage, listSubAgents, sendMessageToSubAgent, spawnSubAgent, stopSubAgent } from './sub-agent-handlers.js';
 import type { ToolContext } from './tool-context.js';
 import { fetchWeb, searchWeb } from './web-handlers.js';
+import { readPlan, writePlan } from './plan-handlers.js';
+import { endTurn, waitFor } from './pause-handlers.js';
 import { writeTodos } from './todo-handler.js';
 
 type ToolHandler<T extends BuiltinTool> = (args: ToolArgs<T>, context: ToolContext) => string | Promise<string>;
@@ -19,4 +21,8 @@ export const toolHandlers: ToolHandlers = {
   stopSubAgent: (args, context) => stopSubAgent(args.sub_session_id, context),
   webSearch: (args) => searchWeb(args),
   webFetch: (args) => fetchWeb(args),
+  planWrite: (args, context) => writePlan(args, context),
+  planGet: (_args, context) => readPlan(context),
+  wait: (args, context) => waitFor(args, context),
+  stopConversation: (_args, context) => endTurn(context),
 };

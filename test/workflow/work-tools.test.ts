@@ -1,0 +1,112 @@
+import { randomUUID } from 'node:crypto';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SessionHandle } from '../../src/session-handle.js';
+import { sessionWorkflowType, type SessionInput, type TranscriptEntry } from '../../src/shared/session.js';
+import type { sessionWorkflow } from '../../src/workflows/session-workflow.js';
+import { createTimeSkippingEnvironment, demoModel, withWorker } from '../support/time-skipping.js';
+import { waitUntil } from '../support/wait.js';
+
+describe('plan, wait and stopConversation (time-skipping server, demo model)', () => {
+  let env: TestWorkflowEnvironment;
+
+  beforeAll(async () => {
+    env = await createTimeSkippingEnvironment();
+  });
+
+  afterAll(async () => {
+    await env?.teardown();
+  });
+
+  async function start(taskQueue: string, input: SessionInput): Promise<SessionHandle> {
+    const id = randomUUID();
+    await env.client.workflow.start<typeof sessionWorkflow>(sessionWorkflowType, { workflowId: id, taskQueue, args: [input] });
+    return new SessionHandle(id, env.client);
+  }
+
+  const toolEntries = async (session: SessionHandle): Promise<TranscriptEntry[]> =>
+    (await session.transcript()).filter((entry) => entry.role === 'tool');
+
+  it('stores a plan up to 50,000 characters, refuses 50,001 leaving it unchanged, reads it back and clears it', async () => {
+    const atLimit = 'p'.repeat(50_000);
+    const overLimit = 'q'.repeat(50_001);
+    const lines = [
+      `/tool planWrite ${JSON.stringify({ content: atLimit, title: 'Big plan' })}`,
+      `/tool planWrite ${JSON.stringify({ content: overLimit })}`,
+      '/tool planGet {}',
+    ];
+    await withWorker(env, demoModel, async (taskQueue) => {
+      const session = await start(taskQueue, { instruction: lines.join('\n') });
+      const snapshot = await session.waitUntilIdle({ timeoutMs: 20_000 });
+      const [saved, refused, read] = await toolEntries(session);
+      expect(saved!.content).toBe('Plan saved: revision 1, 50000 characters.');
+      expect(refused).toMatchObject({ is_error: true, content: expect.stringContaining('at most 50000 characters') });
+      expect(JSON.parse(read!.content)).toEqual({ title: 'Big plan', revision: 1, size: 50_000, content: atLimit });
+      expect(snapshot.plan).toEqual({ title: 'Big plan', revision: 1, size: 50_000 });
+
+      const messageId = await session.send('/tool planWrite {"content": ""}\n/tool planGet {}');
+      const cleared = await session.waitUntilIdle({ messageId, timeoutMs: 20_000 });
+      const [, , , clearedResult, readAfter] = await toolEntries(session);
+      expect(clearedResult!.content).toBe('Plan cleared.');
+      expect(readAfter!.content).toBe('No plan has been written yet.');
+      expect(cleared.plan).toBeNull();
+    });
+  });
+
+  it('waits six days on a durable timer, showing until when while it waits', async () => {
+    await withWorker(env, demoModel, async (taskQueue) => {
+      const session = await start(taskQueue, { instruction: '/tool wait {"seconds": 518400, "reason": "weekly report"}' });
+      await waitUntil(async () => (await session.snapshot()).waiting !== null);
+      const waiting = await session.snapshot();
+      expect(waiting.status).toBe('running');
+      expect(waiting.waiting?.reason).toBe('weekly report');
+      expect(Date.parse(waiting.waiting!.until) - Date.parse(waiting.updated_at)).toBeGreaterThan(5 * 24 * 3600 * 1000);
+      await env.sleep('6 days');
+      const done = await session.waitUntilIdle({ timeoutMs: 20_000 });
+      expect(done.waiting).toBeNull();
+      const [result] = await toolEntries(session);
+      expect(result!.content).toMatch(/^Waited 518400 s, until .* \(weekly report\)\.$/);
+    });
+  });
+
+  it('ends a wait early when a message arrives, then answers the message', async () => {
+    await withWorker(env, demoModel, async (taskQueue) => {
+      const session = await start(taskQueue, { instruction: '/tool wait {"seconds": 86400}' });
+      await waitUntil(async () => (await session.snapshot()).waiting !== null);
+      const messageId = await session.send('Wake up.');
+      const snapshot = await session.waitUntilIdle({ messageId, timeoutMs: 20_000 });
+      const [result] = await toolEntries(session);
+      expect(result!.content).toMatch(/^The wait was cut short after \d+ s: a new message arrived/);
+      expect(snapshot.turn).toBe(2);
+      expect(snapshot.last_message?.content).toContain('Wake up.');
+    });
+  });
+
+  it.each([
+    ['{"until": "2001-01-01T00:00:00Z"}', /is in the past/],
+    ['{"seconds": 604801}', /at most one week/],
+    ['{"seconds": 10, "until": "2030-01-01T00:00:00Z"}', /exactly one of `seconds` or `until`/],
+    ['{}', /exactly one of `seconds` or `until`/],
+    ['{"until": "2099-01-01T09:00:00"}', /has no UTC offset/],
+    ['{"until": "next tuesday", "timezone": "Europe/Paris"}', /not an ISO 8601 date-time/],
+    ['{"until": "2099-01-01T09:00:00", "timezone": "Mars/Olympus"}', /not a known time zone/],
+  ])('refuses wait %s with a tool error', async (args, message) => {
+    await withWorker(env, demoModel, async (taskQueue) => {
+      const session = await start(taskQueue, { instruction: `/tool wait ${args}` });
+      await session.waitUntilIdle({ timeoutMs: 20_000 });
+      const [result] = await toolEntries(session);
+      expect(result).toMatchObject({ is_error: true, content: expect.stringMatching(message) });
+    });
+  });
+
+  it('ends the turn on stopConversation without another model call, and stays open', async () => {
+    await withWorker(env, demoModel, async (taskQueue) => {
+      const session = await start(taskQueue, { instruction: '/tool stopConversation {}' });
+      const snapshot = await session.waitUntilIdle({ timeoutMs: 20_000 });
+      expect((await session.transcript()).map((entry) => entry.role)).toEqual(['user', 'assistant', 'tool']);
+      expect(snapshot.status).toBe('idle');
+      const messageId = await session.send('Still there?');
+      expect((await session.waitUntilIdle({ messageId, timeoutMs: 20_000 })).turn).toBe(2);
+    });
+  });
+});
