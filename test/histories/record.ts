@@ -80,6 +80,11 @@ try {
     for (let i = 0; i < 100 && (await session.snapshot()).turn < 2; i++) await new Promise((resolve) => setTimeout(resolve, 100));
     await session.waitUntilIdle();
   });
+  await record('work-tools', 'demo', { instruction: '/tool planWrite {"content": "# Plan\\n1. wait", "title": "Plan"}\n/tool wait {"seconds": 2, "reason": "let time pass"}' }, async (session) => {
+    await session.waitUntilIdle();
+    const id = await session.send('/tool planGet {}\n/tool stopConversation {}');
+    await session.waitUntilIdle({ messageId: id });
+  });
 } finally {
   await env.teardown();
   await fake.stop();
