@@ -12,7 +12,7 @@ export function renderProgress(entry: TranscriptEntry): string | undefined {
     case 'error':
       return `  ! ${entry.content}`;
     case 'notice':
-      return `  · ${entry.content}`;
+      return entry.name === 'notifyUser' ? `  🔔 ${entry.content}` : `  · ${entry.content}`;
     case 'user':
       return undefined;
   }

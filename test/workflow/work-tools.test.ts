@@ -109,4 +109,23 @@ describe('plan, wait and stopConversation (time-skipping server, demo model)', (
       expect((await session.waitUntilIdle({ messageId, timeoutMs: 20_000 })).turn).toBe(2);
     });
   });
+
+  it('posts a notification into the transcript for the people watching, and refuses a bad type', async () => {
+    const lines = [
+      '/tool notifyUser {"type": "success", "title": "Build done", "message": "All green.", "source": "ci", "link": "https://example.org/ci/42"}',
+      '/tool notifyUser {"type": "urgent", "title": "x", "message": "y"}',
+    ];
+    await withWorker(env, demoModel, async (taskQueue) => {
+      const session = await start(taskQueue, { instruction: lines.join('\n') });
+      await session.waitUntilIdle({ timeoutMs: 20_000 });
+      const transcript = await session.transcript();
+      const notices = transcript.filter((entry) => entry.role === 'notice');
+      expect(notices).toEqual([
+        expect.objectContaining({ name: 'notifyUser', content: '[success] Build done: All green. (source: ci, https://example.org/ci/42)' }),
+      ]);
+      const [posted, refused] = transcript.filter((entry) => entry.role === 'tool');
+      expect(posted!.content).toBe('Notification posted to the user.');
+      expect(refused).toMatchObject({ is_error: true, content: expect.stringContaining('type') });
+    });
+  });
 });

@@ -5,6 +5,7 @@ import type { ToolContext } from './tool-context.js';
 import { fetchWeb, searchWeb } from './web-handlers.js';
 import { readPlan, writePlan } from './plan-handlers.js';
 import { endTurn, waitFor } from './pause-handlers.js';
+import { postNotification } from './notify-handler.js';
 import { writeTodos } from './todo-handler.js';
 
 type ToolHandler<T extends BuiltinTool> = (args: ToolArgs<T>, context: ToolContext) => string | Promise<string>;
@@ -25,4 +26,5 @@ export const toolHandlers: ToolHandlers = {
   planGet: (_args, context) => readPlan(context),
   wait: (args, context) => waitFor(args, context),
   stopConversation: (_args, context) => endTurn(context),
+  notifyUser: (args, context) => postNotification(args, context),
 };
