@@ -37,16 +37,16 @@ const { prepareSession } = proxyLocalActivities<Activities>({ startToCloseTimeou
  * open between turns; a sub-agent (a session with a parent) completes once its work is done.
  */
 export async function sessionWorkflow(input: SessionInput): Promise<SessionResult> {
-  const info = workflowInfo();
-  const sessionId = info.workflowId;
+  const sessionId = workflowInfo().workflowId;
+  const ancestors = input.ancestor_session_ids ?? (input.parent_session_id ? [input.parent_session_id] : []);
   const state = new SessionState(
     {
       session_id: sessionId,
       title: input.title ?? defaultTitle(input.instruction),
       parent_session_id: input.parent_session_id ?? null,
       root_session_id: input.root_session_id ?? sessionId,
-      ancestor_session_ids: input.ancestor_session_ids ?? (input.parent_session_id ? [input.parent_session_id] : []),
-      depth: input.ancestor_session_ids?.length ?? (input.parent_session_id ? 1 : 0),
+      ancestor_session_ids: ancestors,
+      depth: ancestors.length,
       mode: input.mode ?? null,
     },
     { now: () => new Date(), newId: uuid4 },

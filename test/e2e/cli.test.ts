@@ -9,7 +9,7 @@ import { devServerSettings } from '../support/connection.js';
 import { FakeOpenAI } from '../support/fake-openai.js';
 import { call, ScriptedModel } from '../support/scripted-model.js';
 import { ArborClient } from '../../src/client.js';
-import { isProcessAlive, killHard, runCli, startWorkerProcess } from '../support/processes.js';
+import { isProcessAlive, killHard, runCli, startWorkerProcess, workerProcessEnv } from '../support/processes.js';
 
 describe('the arbor CLI against a running worker', () => {
   const fake = new FakeOpenAI();
@@ -20,7 +20,7 @@ describe('the arbor CLI against a running worker', () => {
   beforeAll(async () => {
     await fake.start();
     env = { TEMPORAL_ADDRESS: settings.address, ARBOR_TASK_QUEUE: settings.taskQueue };
-    worker = await startWorkerProcess({ ...env, OPENAI_BASE_URL: fake.baseURL, OPENAI_API_KEY: 'sk-cli', ARBOR_MODEL: 'fake-model' });
+    worker = await startWorkerProcess(workerProcessEnv(settings, fake.baseURL, 'sk-cli'));
   });
 
   afterAll(async () => {

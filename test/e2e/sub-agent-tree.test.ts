@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ArborClient } from '../../src/client.js';
 import { devServerSettings } from '../support/connection.js';
 import { FakeOpenAI } from '../support/fake-openai.js';
-import { killHard, startWorkerProcess } from '../support/processes.js';
+import { killHard, startWorkerProcess, workerProcessEnv } from '../support/processes.js';
 import { ScriptedModel } from '../support/scripted-model.js';
 import { waitUntil } from '../support/wait.js';
 
@@ -14,13 +14,7 @@ describe('a session tree on the dev server when its worker dies while sub-agents
   const workers: ChildProcess[] = [];
   let client: ArborClient;
 
-  const workerEnv = () => ({
-    TEMPORAL_ADDRESS: settings.address,
-    ARBOR_TASK_QUEUE: settings.taskQueue,
-    OPENAI_BASE_URL: fake.baseURL,
-    OPENAI_API_KEY: 'sk-tree-restart',
-    ARBOR_MODEL: 'fake-model',
-  });
+  const workerEnv = () => workerProcessEnv(settings, fake.baseURL, 'sk-tree-restart');
 
   beforeAll(async () => {
     await fake.start();

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ArborClient } from '../../src/client.js';
 import { devServerSettings } from '../support/connection.js';
 import { FakeOpenAI } from '../support/fake-openai.js';
-import { killHard, startWorkerProcess } from '../support/processes.js';
+import { killHard, startWorkerProcess, workerProcessEnv } from '../support/processes.js';
 
 describe('a worker killed in the middle of a turn', () => {
   const fake = new FakeOpenAI();
@@ -11,13 +11,7 @@ describe('a worker killed in the middle of a turn', () => {
   const workers: ChildProcess[] = [];
   let client: ArborClient;
 
-  const workerEnv = () => ({
-    TEMPORAL_ADDRESS: settings.address,
-    ARBOR_TASK_QUEUE: settings.taskQueue,
-    OPENAI_BASE_URL: fake.baseURL,
-    OPENAI_API_KEY: 'sk-restart-test',
-    ARBOR_MODEL: 'fake-model',
-  });
+  const workerEnv = () => workerProcessEnv(settings, fake.baseURL, 'sk-restart-test');
 
   beforeAll(async () => {
     await fake.start();

@@ -16,6 +16,17 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 
   return collect(child, timeoutMs);
 }
 
+/** The environment of a worker process for the given server and task queue, talking to a fake model endpoint. */
+export function workerProcessEnv(settings: { address: string; taskQueue: string }, modelBaseURL: string, apiKey: string): NodeJS.ProcessEnv {
+  return {
+    TEMPORAL_ADDRESS: settings.address,
+    ARBOR_TASK_QUEUE: settings.taskQueue,
+    OPENAI_BASE_URL: modelBaseURL,
+    OPENAI_API_KEY: apiKey,
+    ARBOR_MODEL: 'fake-model',
+  };
+}
+
 /** Starts a worker process; resolves once it polls. */
 export async function startWorkerProcess(env: NodeJS.ProcessEnv): Promise<ChildProcess> {
   const child = spawnTs('test/support/worker-main.ts', [], env);
