@@ -11,6 +11,12 @@ import type { sessionWorkflow } from './workflows/session-workflow.js';
 export { ArborClientError } from './client-errors.js';
 export { SessionHandle, type WaitOptions } from './session-handle.js';
 export type { SessionOptions, SessionSnapshot, SessionStatus, TranscriptEntry, SessionResult } from './shared/session.js';
+export type { SessionEvent, SessionEventType, EventPage } from './shared/events.js';
+export type { Question, QuestionOption, QuestionSet } from './shared/tools/ask-user.js';
+export type { Answers, AnswerValue, ResolvedAnswer } from './shared/answers.js';
+export type { AnswerReceipt } from './shared/questions.js';
+export type { TreeEvent, TreeReadOptions } from './events/tree-events.js';
+export type { EventReadOptions } from './events/session-events.js';
 
 export interface ConnectOptions extends ConnectionOverrides {
   env?: NodeJS.ProcessEnv;

@@ -12,6 +12,13 @@ import {
   type TranscriptRange,
 } from './shared/session.js';
 import type { sessionWorkflow } from './workflows/session-workflow.js';
+import type { SessionEvent } from './shared/events.js';
+import type { AnswerReceipt } from './shared/questions.js';
+import type { QuestionSet } from './shared/tools/ask-user.js';
+import type { Answers } from './shared/answers.js';
+import { readSessionEvents, type EventReadOptions } from './events/session-events.js';
+import { readTreeEvents, type TreeEvent, type TreeReadOptions } from './events/tree-events.js';
+import { answerQuestionSet, pendingQuestionsOf } from './session-questions.js';
 
 export interface WaitOptions {
   /** Wait until this message has been taken into a turn and that turn has ended. */
@@ -96,6 +103,30 @@ export class SessionHandle {
     const tree = await createSessionTree(this.client).tree(this.id);
     if (!tree) throw new ArborClientError(`No session with id ${this.id}.`);
     return tree;
+  }
+
+  /** Question sets waiting for the user in this session's tree (asked here, or anywhere below its root). */
+  pendingQuestions(): Promise<QuestionSet[]> {
+    return pendingQuestionsOf(this.client, this.id);
+  }
+
+  /**
+   * Answers a question set waiting in this session's tree: keys are the question texts, values a label, a list of
+   * labels (multi-select), or `{ other: "text" }` for the user's own words. Without an id, the one waiting set (or the
+   * one whose questions the answers name) is answered. A bad answer throws ArborClientError and changes nothing.
+   */
+  answer(answers: Answers, options: { questionSetId?: string } = {}): Promise<AnswerReceipt> {
+    return answerQuestionSet(this.client, this.id, options.questionSetId, answers);
+  }
+
+  /** This session's events, in order, from `after` on; follows new ones until the session ends (or the signal aborts). */
+  events(options: EventReadOptions = {}): AsyncGenerator<SessionEvent> {
+    return readSessionEvents(this.client, this.id, options);
+  }
+
+  /** The events of this session and every sub-agent below it, as they happen, each tagged with its session. */
+  treeEvents(options: TreeReadOptions = {}): AsyncGenerator<TreeEvent> {
+    return readTreeEvents(this.client, this.id, options);
   }
 
   /** The session's result once its workflow has ended (a root session runs until stopped). */

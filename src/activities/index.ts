@@ -10,6 +10,7 @@ import { createWebActivities } from './web.js';
 import { searchConfigFromEnv, type SearchConfig } from '../web/search/index.js';
 import { allowListFromEnv, type AllowList } from '../web/fetch/index.js';
 import { createOpenAIClient } from './openai-client.js';
+import { questionTimeoutFromEnv } from './question-settings.js';
 
 export interface ActivityDependencies {
   client: Client;
@@ -20,12 +21,21 @@ export interface ActivityDependencies {
   search?: SearchConfig;
   /** Hosts and ranges webFetch may reach although private (default: ARBOR_FETCH_ALLOW). */
   fetchAllow?: AllowList;
+  /** How long askUser waits for an answer (default: ARBOR_QUESTION_TIMEOUT; unset waits without limit). */
+  questionTimeoutSeconds?: number | undefined;
 }
 
 const transcriptPageSize = 500;
 
 /** The activities a worker registers, closed over the worker's client and model settings. */
-export function createActivities({ client, model, searchAttributes = true, search = searchConfigFromEnv(), fetchAllow = allowListFromEnv() }: ActivityDependencies) {
+export function createActivities({
+  client,
+  model,
+  searchAttributes = true,
+  search = searchConfigFromEnv(),
+  fetchAllow = allowListFromEnv(),
+  questionTimeoutSeconds = questionTimeoutFromEnv(),
+}: ActivityDependencies) {
   const unavailableTools = search.engines.length === 0 ? ['webSearch'] : [];
   const transcripts = new TranscriptCache(async (sessionId, runId, count) => {
     const handle = client.workflow.getHandle(sessionId, runId);
@@ -55,6 +65,7 @@ export function createActivities({ client, model, searchAttributes = true, searc
         provider: name === demoModelName ? 'demo' : 'openai-compatible',
         search_attributes: searchAttributes,
         ...(unavailableTools.length > 0 ? { unavailable_tools: unavailableTools } : {}),
+        ...(questionTimeoutSeconds !== undefined ? { question_timeout_seconds: questionTimeoutSeconds } : {}),
       };
     },
   };

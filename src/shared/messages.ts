@@ -1,4 +1,6 @@
-import { defineQuery, defineSignal } from '@temporalio/workflow';
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { EventPage, EventRange } from './events.js';
+import type { AnswerReceipt, AnswerRequest, TreeQuestionsChange } from './questions.js';
 import type { MessageState, SessionSnapshot, TranscriptEntry, TranscriptRange, UserMessage } from './session.js';
 
 /** The public protocol of a session workflow, shared by the workflow code and the client. */
@@ -10,3 +12,15 @@ export const snapshotQuery = defineQuery<SessionSnapshot>('snapshot');
 export const transcriptQuery = defineQuery<TranscriptEntry[], [TranscriptRange?]>('transcript');
 /** Whether a message id was never seen, is waiting in the inbox, or has been taken into a turn. */
 export const messageStateQuery = defineQuery<MessageState, [string]>('messageState');
+/** The session's numbered events after a given seq. */
+export const eventsQuery = defineQuery<EventPage, [EventRange?]>('events');
+
+/**
+ * The user's answers to a question set this session asked. An update with a validator, not a signal: a bad answer
+ * (unknown or already answered set, a label not offered, a missing question) is refused at the caller with the
+ * reason, and a refused update leaves no trace in the session's history.
+ */
+export const answerQuestionsUpdate = defineUpdate<AnswerReceipt, [AnswerRequest]>('answerQuestions');
+
+/** From a session below to its root: a question set was asked, or is no longer pending. */
+export const treeQuestionsSignal = defineSignal<[TreeQuestionsChange]>('treeQuestions');

@@ -32,6 +32,8 @@ export interface SessionEnvironment {
   search_attributes: boolean;
   /** Built-in tools this worker cannot serve (webSearch with no engine configured); absent in older histories. */
   unavailable_tools?: string[];
+  /** How long askUser waits for the user before telling the model nobody answered; absent waits without limit. */
+  question_timeout_seconds?: number;
 }
 
 /** ApplicationFailure type of a model request the provider refused (400, 401, 403, 404, 422): retrying cannot help. */

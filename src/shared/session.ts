@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import type { TodoItem } from './tools/todo.js';
+import type { QuestionSet } from './tools/ask-user.js';
+import type { SessionEvent } from './events.js';
 
 /** Lifecycle of a session. `waiting_for_user` is reserved for askUser. */
 export const sessionStatuses = ['running', 'idle', 'waiting_for_user', 'completed', 'stopped', 'failed'] as const;
@@ -89,6 +91,10 @@ export interface CarriedState {
   todos: TodoItem[];
   children?: ChildSession[];
   plan?: StoredPlan | null;
+  /** Absent in runs from before the event stream. */
+  events?: { next_seq: number; events: SessionEvent[] };
+  tree_questions?: (QuestionSet & { ancestor_session_ids: string[] })[];
+  question_timeout_seconds?: number;
 }
 
 export interface SessionInput extends SessionOptions {
@@ -135,6 +141,10 @@ export interface SessionSnapshot {
   plan: { title: string | null; revision: number; size: number } | null;
   /** Set while the wait tool sleeps: until when, and why. */
   waiting: { until: string; reason: string | null } | null;
+  /** Question sets waiting for the user: this session's, and at a root session those of every session below it. */
+  pending_questions: QuestionSet[];
+  /** The seq of the newest event (0 before the first); read events with the events query or the SDK. */
+  last_event_seq: number;
 }
 
 export type MessageState = 'unknown' | 'queued' | 'handled';

@@ -12,6 +12,11 @@ import {
   type UserMessage,
 } from '../shared/session.js';
 import type { TodoItem } from '../shared/tools/todo.js';
+import type { QuestionSet } from '../shared/tools/ask-user.js';
+import type { ResolvedAnswer } from '../shared/answers.js';
+import { eventTextLimits } from '../shared/events.js';
+import type { TreeQuestionsChange } from '../shared/questions.js';
+import { EventLog, shorten } from './event-log.js';
 
 export interface StateClock {
   now(): Date;
@@ -44,6 +49,13 @@ export class SessionState {
   /** Set by stopConversation: the turn ends after this round's tool calls. */
   endTurnRequested = false;
   lastError: string | null = null;
+  /** Question sets this session's askUser calls wait on; `answers` is set when the user has answered. */
+  questions: (QuestionSet & { answers?: ResolvedAnswer[] })[] = [];
+  /** Root sessions: the question sets pending anywhere below, as the asking sessions reported them. */
+  treeQuestions: (QuestionSet & { ancestor_session_ids: string[] })[];
+  /** How long askUser waits for an answer (this deployment's setting); null waits for as long as it takes. */
+  questionTimeoutSeconds: number | null;
+  readonly events: EventLog;
   readonly createdAt: string;
   updatedAt: string;
 
@@ -62,6 +74,9 @@ export class SessionState {
     this.todos = carried?.todos ?? [];
     this.children = carried?.children ?? [];
     this.plan = carried?.plan ?? null;
+    this.treeQuestions = carried?.tree_questions ?? [];
+    this.questionTimeoutSeconds = carried?.question_timeout_seconds ?? null;
+    this.events = new EventLog(identity.session_id, () => clock.now(), carried?.events);
     this.createdAt = carried?.created_at ?? now;
     this.updatedAt = now;
   }
@@ -100,16 +115,76 @@ export class SessionState {
     return 'unknown';
   }
 
-  append(entry: Omit<TranscriptEntry, 'id' | 'created_at'> & { id?: string }): TranscriptEntry {
+  /** Adds a transcript entry and its events (tool results have theirs emitted as each call finishes; see `toolFinished`). */
+  append(entry: Omit<TranscriptEntry, 'id' | 'created_at'> & { id?: string }, options: { emit?: boolean } = {}): TranscriptEntry {
     const full: TranscriptEntry = { ...entry, id: entry.id ?? this.clock.newId(), created_at: this.clock.now().toISOString() };
     this.transcript.push(full);
     this.touch();
+    if (options.emit !== false) this.emitEntry(full);
     return full;
   }
 
+  toolFinished(call: { id: string; name: string }, outcome: { content: string; is_error: boolean }): void {
+    const { text, truncated } = shorten(outcome.content, eventTextLimits.tool);
+    this.events.emit({ type: 'tool_result', tool_call_id: call.id, name: call.name, content: text, is_error: outcome.is_error, ...(truncated ? { truncated } : {}) });
+  }
+
   setStatus(status: SessionStatus): void {
+    const from = this.status;
     this.status = status;
     this.touch();
+    if (from !== status) this.events.emit({ type: 'status_changed', from, to: status });
+  }
+
+  setTodos(todos: TodoItem[]): void {
+    this.todos = todos;
+    this.touch();
+    this.events.emit({ type: 'todos_updated', todos });
+  }
+
+  setPlan(plan: StoredPlan | null): void {
+    this.plan = plan;
+    this.touch();
+    this.events.emit({ type: 'plan_updated', title: plan?.title ?? null, revision: plan?.revision ?? 0, size: plan?.content.length ?? 0 });
+  }
+
+  /** Root sessions: a session below asked, or no longer waits on, a question set. */
+  applyTreeQuestions(change: TreeQuestionsChange): void {
+    if (change.kind === 'asked') {
+      const { question_set, ancestor_session_ids } = change;
+      if (this.treeQuestions.some((set) => set.question_set_id === question_set.question_set_id)) return;
+      this.treeQuestions.push({ ...question_set, ancestor_session_ids });
+    } else {
+      this.treeQuestions = this.treeQuestions.filter((set) => set.question_set_id !== change.question_set_id);
+    }
+    this.touch();
+  }
+
+  /** Forgets the question sets of a session below that has ended, and of the sessions under it. */
+  dropTreeQuestionsOf(sessionId: string): void {
+    this.treeQuestions = this.treeQuestions.filter((set) => set.session_id !== sessionId && !set.ancestor_session_ids.includes(sessionId));
+  }
+
+  /** The question sets waiting for the user: this session's own, then (at the root) those of sessions below. */
+  pendingQuestions(): QuestionSet[] {
+    const own = this.questions.filter((set) => !set.answers).map(({ answers: _answers, ...set }) => set);
+    const below = this.treeQuestions.map(({ ancestor_session_ids: _ancestors, ...set }) => set);
+    return [...own, ...below];
+  }
+
+  private emitEntry(entry: TranscriptEntry): void {
+    if (entry.role === 'user' || entry.role === 'assistant') {
+      if (entry.content) {
+        const { text, truncated } = shorten(entry.content, eventTextLimits.message);
+        this.events.emit({ type: 'message', role: entry.role, content: text, ...(truncated ? { truncated } : {}) });
+      }
+      for (const call of entry.tool_calls ?? []) {
+        const { text, truncated } = shorten(call.arguments, eventTextLimits.tool);
+        this.events.emit({ type: 'tool_call', tool_call_id: call.id, name: call.name, arguments: text, ...(truncated ? { truncated } : {}) });
+      }
+    } else if (entry.role === 'notice' || entry.role === 'error') {
+      this.events.emit({ type: entry.role, content: shorten(entry.content, eventTextLimits.message).text });
+    }
   }
 
   transcriptRange(range: TranscriptRange = {}): TranscriptEntry[] {
@@ -144,6 +219,8 @@ export class SessionState {
       children: this.children,
       plan: this.plan ? { title: this.plan.title, revision: this.plan.revision, size: this.plan.content.length } : null,
       waiting: this.waiting,
+      pending_questions: this.pendingQuestions(),
+      last_event_seq: this.events.lastSeq,
     };
   }
 
@@ -159,6 +236,9 @@ export class SessionState {
       todos: this.todos,
       children: this.children,
       plan: this.plan,
+      events: this.events.carry(),
+      ...(this.treeQuestions.length > 0 ? { tree_questions: this.treeQuestions } : {}),
+      ...(this.questionTimeoutSeconds !== null ? { question_timeout_seconds: this.questionTimeoutSeconds } : {}),
     };
   }
 

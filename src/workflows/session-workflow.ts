@@ -11,7 +11,16 @@ import {
 } from '@temporalio/workflow';
 import type { SearchAttributeUpdatePair } from '@temporalio/common';
 import type { Activities } from '../activities/index.js';
-import { messageStateQuery, snapshotQuery, transcriptQuery, userMessageSignal } from '../shared/messages.js';
+import {
+  answerQuestionsUpdate,
+  eventsQuery,
+  messageStateQuery,
+  snapshotQuery,
+  transcriptQuery,
+  treeQuestionsSignal,
+  userMessageSignal,
+} from '../shared/messages.js';
+import { acceptAnswers, checkAnswerRequest } from './answer-questions.js';
 import { defaultSystemPrompt } from '../shared/prompts.js';
 import { parentSessionIdKey, rootSessionIdKey, statusKey, titleKey } from '../shared/search-attributes.js';
 import {
@@ -61,6 +70,11 @@ export async function sessionWorkflow(input: SessionInput): Promise<SessionResul
   setHandler(snapshotQuery, () => state.snapshot());
   setHandler(transcriptQuery, (range) => state.transcriptRange(range));
   setHandler(messageStateQuery, (id) => state.messageState(id));
+  setHandler(eventsQuery, (range) => state.events.page(range));
+  setHandler(answerQuestionsUpdate, (request) => acceptAnswers(state, request), { validator: (request) => checkAnswerRequest(state, request) });
+  setHandler(treeQuestionsSignal, (change) => {
+    if (change && (change.kind === 'asked' || change.kind === 'settled')) state.applyTreeQuestions(change);
+  });
 
   const reportStatus = (status: SessionStatus) => {
     if (state.status === status) return;
@@ -90,6 +104,7 @@ export async function sessionWorkflow(input: SessionInput): Promise<SessionResul
       state.model = environment.model;
       state.searchAttributes = environment.search_attributes;
       state.unavailableTools = environment.unavailable_tools ?? [];
+      state.questionTimeoutSeconds = environment.question_timeout_seconds ?? null;
       if (state.searchAttributes) upsertSearchAttributes(identityAttributes(state));
     }
     settings.toolNames = chooseTools();
@@ -101,7 +116,7 @@ export async function sessionWorkflow(input: SessionInput): Promise<SessionResul
       for (const message of state.takeInbox()) {
         state.append({ id: message.id, role: 'user', content: message.content, turn: state.turn });
       }
-      const outcome = await runTurn(state, settings, cursor, subAgents);
+      const outcome = await runTurn(state, settings, cursor, { subAgents, reportStatus });
       if (state.inbox.length > 0) continue;
       if (closesWhenDone) {
         // A sub-agent is done when nothing is queued and none of its own sub-agents still runs.

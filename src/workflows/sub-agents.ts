@@ -7,7 +7,9 @@ import {
   startChild,
   uuid4,
 } from '@temporalio/workflow';
-import { sessionWorkflowType, type SessionInput, type SessionResult } from '../shared/session.js';
+import { sessionWorkflowType, type SessionInput, type SessionResult, type SessionStatus } from '../shared/session.js';
+import { eventTextLimits } from '../shared/events.js';
+import { shorten } from './event-log.js';
 import type { SubAgentMode } from '../shared/tools/sub-agents.js';
 import type { SessionState } from './session-state.js';
 
@@ -87,17 +89,18 @@ export class SubAgents {
       updated_at: now,
       final_message: null,
     });
+    this.state.events.emit({ type: 'sub_agent_started', sub_session_id: id, title: request.title, mode: request.mode });
     const finished = (handle.result() as Promise<SessionResult>).then(
       (result) => {
-        this.state.updateChild(id, { status: result.status, final_message: result.final_message });
+        this.ended(id, request.title, result.status, result.final_message);
         return result;
       },
       (error: unknown) => {
         if (isStoppedChild(error)) {
-          this.state.updateChild(id, { status: 'stopped' });
+          this.ended(id, request.title, 'stopped', null);
           return 'stopped' as const;
         }
-        this.state.updateChild(id, { status: 'failed' });
+        this.ended(id, request.title, 'failed', null);
         throw error;
       },
     );
@@ -118,6 +121,21 @@ export class SubAgents {
   /** Waits (even while the session is being stopped) until every child started in this run has ended. */
   async settle(): Promise<void> {
     await CancellationScope.nonCancellable(() => Promise.allSettled([...this.pending.values()]));
+  }
+
+  /** Records a child's end; question sets still listed for its branch are dropped, since nobody there waits any more. */
+  private ended(id: string, title: string, status: SessionStatus, finalMessage: string | null): void {
+    this.state.updateChild(id, { status, final_message: finalMessage });
+    const { text, truncated } = shorten(finalMessage ?? '', eventTextLimits.message);
+    this.state.events.emit({
+      type: 'sub_agent_finished',
+      sub_session_id: id,
+      title,
+      status,
+      final_message: finalMessage === null ? null : text,
+      ...(truncated ? { truncated } : {}),
+    });
+    this.state.dropTreeQuestionsOf(id);
   }
 
   private notify(id: string, title: string, result: SessionResult): void {

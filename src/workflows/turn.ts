@@ -5,6 +5,7 @@ import type { SessionState } from './session-state.js';
 import { dispatchToolCall } from './tools/dispatch.js';
 import { describeModelFailure } from './model-failure.js';
 import type { SubAgents } from './sub-agents.js';
+import type { SessionStatus } from '../shared/session.js';
 
 const { callModel } = proxyActivities<Activities>({
   startToCloseTimeout: '5 minutes',
@@ -27,7 +28,12 @@ export interface ModelCursor {
 export type TurnOutcome = 'answered' | 'round_limit' | 'model_failed';
 
 /** Runs one turn: model call, tool calls, repeated until the model answers without tools or a limit ends it. */
-export async function runTurn(state: SessionState, settings: TurnSettings, cursor: ModelCursor, subAgents: SubAgents): Promise<TurnOutcome> {
+export interface TurnServices {
+  subAgents: SubAgents;
+  reportStatus: (status: SessionStatus) => void;
+}
+
+export async function runTurn(state: SessionState, settings: TurnSettings, cursor: ModelCursor, services: TurnServices): Promise<TurnOutcome> {
   const allowedTools = new Set(settings.toolNames);
   for (let round = 1; round <= settings.maxToolRounds; round++) {
     let reply: ModelReply;
@@ -51,7 +57,14 @@ export async function runTurn(state: SessionState, settings: TurnSettings, curso
     });
     if (toolCalls.length === 0) return 'answered';
 
-    const outcomes = await Promise.all(toolCalls.map((call) => dispatchToolCall(call, allowedTools, { state, subAgents, toolNames: settings.toolNames })));
+    // Independent calls run concurrently; each result is an event as soon as it is ready, and joins the transcript in call order.
+    const outcomes = await Promise.all(
+      toolCalls.map(async (call) => {
+        const outcome = await dispatchToolCall(call, allowedTools, { state, toolNames: settings.toolNames, ...services });
+        state.toolFinished(call, outcome);
+        return outcome;
+      }),
+    );
     toolCalls.forEach((call, index) => {
       const outcome = outcomes[index]!;
       state.append({
@@ -61,7 +74,7 @@ export async function runTurn(state: SessionState, settings: TurnSettings, curso
         name: call.name,
         turn: state.turn,
         ...(outcome.is_error ? { is_error: true } : {}),
-      });
+      }, { emit: false });
     });
     if (state.endTurnRequested) {
       state.endTurnRequested = false;

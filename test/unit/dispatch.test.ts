@@ -1,6 +1,6 @@
 import { CancelledFailure } from '@temporalio/common';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { ToolCall } from '../../src/shared/session.js';
+import type { SessionStatus, ToolCall } from '../../src/shared/session.js';
 import type { TodoItem } from '../../src/shared/tools/todo.js';
 import { SessionState } from '../../src/workflows/session-state.js';
 import { dispatchToolCall } from '../../src/workflows/tools/dispatch.js';
@@ -22,7 +22,7 @@ afterEach(() => {
 });
 
 function context() {
-  return { state, subAgents: new SubAgents(state, { maxDepth: 4, maxChildren: 50 }), toolNames: ['todoWrite'] };
+  return { state, subAgents: new SubAgents(state, { maxDepth: 4, maxChildren: 50 }), toolNames: ['todoWrite'], reportStatus: (status: SessionStatus) => state.setStatus(status) };
 }
 
 function call(name: string, args: string): ToolCall {

@@ -4,9 +4,10 @@ import { webFetch, webSearch } from './web.js';
 import { planGet, planWrite } from './plan.js';
 import { stopConversation, wait } from './pause.js';
 import { notifyUser } from './notify.js';
+import { askUser } from './ask-user.js';
 
 /** The one list of built-in tools. Dispatch in the workflow is typed over these names, so a tool without a handler does not compile. */
-export const builtinTools = [todoWrite, planWrite, planGet, wait, stopConversation, notifyUser, subAgent, listSubAgent, getSubAgentMessage, sendMessageToSubAgent, stopSubAgent, webFetch, webSearch] as const;
+export const builtinTools = [askUser, todoWrite, planWrite, planGet, wait, stopConversation, notifyUser, subAgent, listSubAgent, getSubAgentMessage, sendMessageToSubAgent, stopSubAgent, webFetch, webSearch] as const;
 
 export type BuiltinTool = (typeof builtinTools)[number];
 export type ToolName = BuiltinTool['name'];

@@ -7,6 +7,7 @@ import { readPlan, writePlan } from './plan-handlers.js';
 import { endTurn, waitFor } from './pause-handlers.js';
 import { postNotification } from './notify-handler.js';
 import { writeTodos } from './todo-handler.js';
+import { askQuestions } from './ask-user-handler.js';
 
 type ToolHandler<T extends BuiltinTool> = (args: ToolArgs<T>, context: ToolContext) => string | Promise<string>;
 
@@ -14,6 +15,7 @@ type ToolHandler<T extends BuiltinTool> = (args: ToolArgs<T>, context: ToolConte
 export type ToolHandlers = { [Name in ToolName]: ToolHandler<Extract<BuiltinTool, { name: Name }>> };
 
 export const toolHandlers: ToolHandlers = {
+  askUser: (args, context) => askQuestions(args, context),
   todoWrite: (args, context) => writeTodos(args.todos, context),
   subAgent: (args, context) => spawnSubAgent(args, context),
   listSubAgent: (_args, context) => listSubAgents(context),

@@ -5,10 +5,10 @@ import type { ToolContext } from './tool-context.js';
 export function writePlan(args: ToolArgs<typeof planWrite>, { state }: ToolContext): string {
   const revision = (state.plan?.revision ?? 0) + 1;
   if (args.content === '') {
-    state.plan = null;
+    state.setPlan(null);
     return 'Plan cleared.';
   }
-  state.plan = { title: args.title ?? state.plan?.title ?? null, content: args.content, revision };
+  state.setPlan({ title: args.title ?? state.plan?.title ?? null, content: args.content, revision });
   return `Plan saved: revision ${revision}, ${args.content.length} characters.`;
 }
 

@@ -10,7 +10,7 @@ export function writeTodos(todos: TodoItem[], { state }: ToolContext): string {
         `${inProgress.map((todo) => JSON.stringify(todo.content)).join(', ')}. The list was not changed.`,
     );
   }
-  state.todos = todos;
+  state.setTodos(todos);
   const count = (status: TodoItem['status']) => todos.filter((todo) => todo.status === status).length;
   return (
     `Todo list updated: ${todos.length} item(s), ${count('completed')} completed, ` +

@@ -1,3 +1,4 @@
+import type { SessionStatus } from '../../shared/session.js';
 import type { SessionState } from '../session-state.js';
 import type { SubAgents } from '../sub-agents.js';
 
@@ -7,4 +8,6 @@ export interface ToolContext {
   subAgents: SubAgents;
   toolNames: readonly string[];
   toolCallId: string;
+  /** Sets the session's status and its search attribute (askUser pauses the session as `waiting_for_user`). */
+  reportStatus: (status: SessionStatus) => void;
 }

@@ -1,0 +1,62 @@
+import { CancellationScope, condition, getExternalWorkflowHandle, uuid4 } from '@temporalio/workflow';
+import { answeredResult, unansweredResult } from '../../shared/answers.js';
+import { treeQuestionsSignal } from '../../shared/messages.js';
+import type { TreeQuestionsChange } from '../../shared/questions.js';
+import type { ToolArgs } from '../../shared/tools/define-tool.js';
+import type { askUser, QuestionSet } from '../../shared/tools/ask-user.js';
+import type { SessionState } from '../session-state.js';
+import type { ToolContext } from './tool-context.js';
+
+/**
+ * Asks the user and waits, durably, for the answers (or the deployment's question timeout). Only this session
+ * pauses; its root is told, so the root's snapshot lists the question set for whoever steers the tree.
+ */
+export async function askQuestions(args: ToolArgs<typeof askUser>, { state, reportStatus }: ToolContext): Promise<string> {
+  const { identity } = state;
+  const set: QuestionSet = {
+    question_set_id: uuid4(),
+    session_id: identity.session_id,
+    session_title: identity.title,
+    questions: args.questions,
+    asked_at: new Date().toISOString(),
+  };
+  state.questions.push(set);
+  state.events.emit({ type: 'questions_asked', question_set_id: set.question_set_id, questions: set.questions });
+  reportStatus('waiting_for_user');
+  await tellRoot(state, { kind: 'asked', question_set: set, ancestor_session_ids: identity.ancestor_session_ids });
+  const asked = Date.now();
+  try {
+    const answered = () => answersFor(state, set.question_set_id) !== undefined;
+    const limit = timeoutMs(state);
+    const answeredInTime = limit === undefined ? (await condition(answered), true) : await condition(answered, limit);
+    const answers = answersFor(state, set.question_set_id);
+    if (!answeredInTime || !answers) {
+      state.events.emit({ type: 'questions_expired', question_set_id: set.question_set_id });
+      return unansweredResult(set.questions, Math.round((Date.now() - asked) / 1000));
+    }
+    return answeredResult(answers);
+  } finally {
+    state.questions = state.questions.filter((pending) => pending.question_set_id !== set.question_set_id);
+    if (state.questions.length === 0 && state.status === 'waiting_for_user') reportStatus('running');
+    await CancellationScope.nonCancellable(() => tellRoot(state, { kind: 'settled', question_set_id: set.question_set_id }));
+  }
+}
+
+function answersFor(state: SessionState, questionSetId: string) {
+  return state.questions.find((set) => set.question_set_id === questionSetId)?.answers;
+}
+
+function timeoutMs(state: SessionState): number | undefined {
+  return state.questionTimeoutSeconds === null ? undefined : state.questionTimeoutSeconds * 1000;
+}
+
+/** A sub-agent reports its questions to the root session; a root keeps its own. The root may be gone: then nobody is told. */
+async function tellRoot(state: SessionState, change: TreeQuestionsChange): Promise<void> {
+  const { root_session_id, session_id } = state.identity;
+  if (root_session_id === session_id) return;
+  try {
+    await getExternalWorkflowHandle(root_session_id).signal(treeQuestionsSignal, change);
+  } catch {
+    // The root has closed; its whole tree is being stopped, so there is nobody to tell.
+  }
+}
