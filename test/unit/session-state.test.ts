@@ -216,6 +216,8 @@ describe('snapshot', () => {
       children: [],
       plan: null,
       waiting: null,
+      pending_questions: [],
+      last_event_seq: 3,
     });
   });
 
