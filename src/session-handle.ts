@@ -6,6 +6,7 @@ import { createSessionTree, type SessionTreeNode, type StoppedSessions } from '.
 import { messageStateQuery, snapshotQuery, transcriptQuery, userMessageSignal } from './shared/messages.js';
 import {
   userMessageSchema,
+  type MessageState,
   type SessionResult,
   type SessionSnapshot,
   type TranscriptEntry,
@@ -65,6 +66,11 @@ export class SessionHandle {
     return this.call(() => this.workflow.query(transcriptQuery, range));
   }
 
+  /** Whether a message id was never seen, is queued, or has been taken into a turn. */
+  messageState(messageId: string): Promise<MessageState> {
+    return this.call(() => this.workflow.query(messageStateQuery, messageId));
+  }
+
   /** Resolves with the snapshot once the session is no longer running a turn (and, given a message id, has handled it). */
   async waitUntilIdle(options: WaitOptions = {}): Promise<SessionSnapshot> {
     const deadline = options.timeoutMs === undefined ? Infinity : Date.now() + options.timeoutMs;
@@ -77,8 +83,9 @@ export class SessionHandle {
         seen += entries.length;
         if (entries.length > 0) options.onEntries(entries);
       }
-      const handled = options.messageId === undefined || (await this.call(() => this.workflow.query(messageStateQuery, options.messageId!))) === 'handled';
-      if (handled && snapshot.status !== 'running' && (options.messageId !== undefined || snapshot.queued_messages === 0)) {
+      const handled = options.messageId === undefined || (await this.messageState(options.messageId)) === 'handled';
+      // A session waiting for the user's answers is still in its turn.
+      if (handled && snapshot.status !== 'running' && snapshot.status !== 'waiting_for_user' && (options.messageId !== undefined || snapshot.queued_messages === 0)) {
         return snapshot;
       }
       if (Date.now() >= deadline) {

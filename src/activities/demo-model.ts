@@ -6,7 +6,7 @@ const toolLine = /^\/tool\s+(\S+)\s*(.*)$/;
 /**
  * Arbor's scripted demo model, for a newcomer with no model endpoint. Deterministic: its reply depends only on the
  * transcript. It plans the request with todoWrite, then answers; asked to "delegate", it runs a sync sub-agent
- * first. A user line `/tool <name> <json arguments>` makes
+ * first; a request that says "ask" gets a question (askUser) before the plan. A user line `/tool <name> <json arguments>` makes
  * it call exactly that tool with exactly those arguments, so every built-in tool can be reached from it.
  */
 export function demoReply(transcript: readonly TranscriptEntry[], toolNames: readonly string[]): ModelReply {
@@ -15,7 +15,12 @@ export function demoReply(transcript: readonly TranscriptEntry[], toolNames: rea
   const sinceRequest = transcript.slice(lastUserIndex + 1);
   const callId = (index: number) => `demo_${transcript.length}_${index}`;
 
-  if (!sinceRequest.some((entry) => entry.role === 'assistant')) {
+  const plan = (): ModelReply => ({
+    content: '(demo model) Let me plan this first.',
+    tool_calls: [{ id: callId(0), name: 'todoWrite', arguments: JSON.stringify({ todos: planFor(request) }) }],
+  });
+  const replies = sinceRequest.filter((entry) => entry.role === 'assistant');
+  if (replies.length === 0) {
     const explicit = explicitToolCalls(request, callId);
     if (explicit.length > 0) {
       return { content: `(demo model) Calling ${explicit.map((call) => call.name).join(', ')} as you asked.`, tool_calls: explicit };
@@ -27,15 +32,28 @@ export function demoReply(transcript: readonly TranscriptEntry[], toolNames: rea
         tool_calls: [{ id: callId(0), name: 'subAgent', arguments: JSON.stringify({ title: 'Demo helper', instruction: `Help with: ${task}`, mode: 'sync' }) }],
       };
     }
-    if (toolNames.includes('todoWrite')) {
+    if (toolNames.includes('askUser') && /\bask\b/i.test(request)) {
       return {
-        content: '(demo model) Let me plan this first.',
-        tool_calls: [{ id: callId(0), name: 'todoWrite', arguments: JSON.stringify({ todos: planFor(request) }) }],
+        content: '(demo model) Before I plan this, one question.',
+        tool_calls: [{ id: callId(0), name: 'askUser', arguments: JSON.stringify({ questions: [detailQuestion] }) }],
       };
     }
+    if (toolNames.includes('todoWrite')) return plan();
   }
+  // Asked first (the request said "ask"): plan once the answer is in.
+  const askedOnly = replies.length === 1 && replies[0]!.tool_calls?.every((call) => call.name === 'askUser');
+  if (askedOnly && toolNames.includes('todoWrite')) return plan();
   return { content: finalAnswer(request, sinceRequest), tool_calls: [] };
 }
+
+const detailQuestion = {
+  question: 'How detailed should my answer be?',
+  header: 'Detail',
+  options: [
+    { label: 'Short summary', description: 'A few lines with the essentials', preview: 'Picnic for four:\n- sandwiches, fruit, lemonade\n- a blanket and a shady spot' },
+    { label: 'Step by step', description: 'A full plan, one step at a time', preview: '1. Pick a park\n2. Shop the day before\n3. Pack the basket\n4. Go early' },
+  ],
+};
 
 function explicitToolCalls(request: string, callId: (index: number) => string): ToolCall[] {
   const calls: ToolCall[] = [];

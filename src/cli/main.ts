@@ -1,7 +1,9 @@
 import { Command, CommanderError } from 'commander';
 import { DefaultLogger, makeTelemetryFilterString, Runtime, type LogLevel } from '@temporalio/worker';
 import { ArborClientError } from '../client-errors.js';
+import { answerCommand } from './commands/answer.js';
 import { chatCommand } from './commands/chat.js';
+import { watchCommand } from './commands/watch.js';
 import { devCommand } from './commands/dev.js';
 import { doctorCommand } from './commands/doctor.js';
 import { runCommand } from './commands/run.js';
@@ -31,7 +33,7 @@ export function buildProgram(): Command {
     .description('Durable LLM agent sessions on Temporal')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
-  for (const command of [devCommand, workerCommand, doctorCommand, runCommand, startCommand, sendCommand, showCommand, treeCommand, stopCommand, chatCommand]) {
+  for (const command of [devCommand, workerCommand, doctorCommand, runCommand, startCommand, sendCommand, showCommand, treeCommand, stopCommand, chatCommand, answerCommand, watchCommand]) {
     program.addCommand(command.exitOverride().showHelpAfterError('(run with --help for usage)'));
   }
   return program;

@@ -1,22 +1,4 @@
-import type { SessionSnapshot, TranscriptEntry } from '../shared/session.js';
-
-/** One line of progress per transcript entry, for people watching a turn. */
-export function renderProgress(entry: TranscriptEntry): string | undefined {
-  switch (entry.role) {
-    case 'assistant':
-      return entry.tool_calls?.length
-        ? `  → ${entry.tool_calls.map((call) => `${call.name}(${abbreviate(call.arguments, 80)})`).join(', ')}`
-        : undefined;
-    case 'tool':
-      return `  ${entry.is_error ? '✗' : '✓'} ${entry.name}: ${abbreviate(entry.content, 160)}`;
-    case 'error':
-      return `  ! ${entry.content}`;
-    case 'notice':
-      return entry.name === 'notifyUser' ? `  🔔 ${entry.content}` : `  · ${entry.content}`;
-    case 'user':
-      return undefined;
-  }
-}
+import type { SessionSnapshot } from '../shared/session.js';
 
 export function renderSnapshot(snapshot: SessionSnapshot): string {
   const lines = [
@@ -46,11 +28,6 @@ export function renderSnapshot(snapshot: SessionSnapshot): string {
     lines.push(indent(snapshot.last_message.content));
   }
   return lines.join('\n');
-}
-
-function abbreviate(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
 }
 
 function indent(text: string): string {

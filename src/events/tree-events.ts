@@ -14,6 +14,8 @@ export interface TreeReadOptions {
   after?: number;
   signal?: AbortSignal;
   onMissed?: (sessionId: string, count: number) => void;
+  /** Sub-agents already running when reading starts: read from their first buffered event ('start', the default) or only what they do from now on ('now'). */
+  runningSubAgents?: 'start' | 'now';
   /** Called when reading one session fails (the rest of the tree goes on). */
   onError?: (sessionId: string, error: unknown) => void;
 }
@@ -39,7 +41,7 @@ export async function* readTreeEvents(client: Client, rootId: string, options: T
     wake = undefined;
   };
 
-  const follow = (id: string, title: string, depth: number, after: number) => {
+  const follow = (id: string, title: string, depth: number, from: number | 'now') => {
     if (known.has(id)) return;
     known.add(id);
     readers += 1;
@@ -48,7 +50,8 @@ export async function* readTreeEvents(client: Client, rootId: string, options: T
       try {
         const snapshot = await client.workflow.getHandle(id).query(snapshotQuery);
         session.title = snapshot.title;
-        for (const child of snapshot.children) follow(child.sub_session_id, child.title, depth + 1, 0);
+        const after = from === 'now' ? snapshot.last_event_seq : from;
+        for (const child of snapshot.children) follow(child.sub_session_id, child.title, depth + 1, options.runningSubAgents === 'now' ? 'now' : 0);
         const events = readSessionEvents(client, id, {
           after,
           signal,

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { demoReply } from '../../src/activities/demo-model.js';
 import type { TranscriptEntry } from '../../src/shared/session.js';
 import { todoWrite } from '../../src/shared/tools/todo.js';
+import { askUser } from '../../src/shared/tools/ask-user.js';
 
 const tools = ['todoWrite'];
 let n = 0;
@@ -27,6 +28,26 @@ describe('demoReply', () => {
     expect(todos.length).toBeGreaterThan(0);
     expect(todos.filter((todo) => todo.status === 'in_progress')).toHaveLength(1);
     expect(todos.some((todo) => todo.content.includes('Plan a picnic for Saturday'))).toBe(true);
+  });
+
+  it('asks a valid question first when the request says "ask", then plans, then answers with the user\'s choice', () => {
+    const asking = ['askUser', 'todoWrite'];
+    const transcript = [entry('user', 'Plan a picnic and ask me what I prefer')];
+    const first = demoReply(transcript, asking);
+    expect(first.tool_calls.map((call) => call.name)).toEqual(['askUser']);
+    expect(askUser.input.safeParse(JSON.parse(first.tool_calls[0]!.arguments)).success).toBe(true);
+
+    transcript.push(entry('assistant', first.content!, { tool_calls: first.tool_calls }));
+    transcript.push(entry('tool', 'User has answered your questions: "How detailed should my answer be?"="Step by step".', { tool_call_id: first.tool_calls[0]!.id, name: 'askUser' }));
+    const second = demoReply(transcript, asking);
+    expect(second.tool_calls.map((call) => call.name)).toEqual(['todoWrite']);
+
+    transcript.push(entry('assistant', second.content!, { tool_calls: second.tool_calls }));
+    transcript.push(entry('tool', 'Todo list updated', { tool_call_id: second.tool_calls[0]!.id, name: 'todoWrite' }));
+    const third = demoReply(transcript, asking);
+    expect(third.tool_calls).toEqual([]);
+    expect(third.content).toContain('"Step by step"');
+    expect(demoReply([entry('user', 'Plan a picnic and ask me')], ['todoWrite']).tool_calls[0]!.name).toBe('todoWrite');
   });
 
   it('keeps the plan valid for a very long, multi-line request', () => {

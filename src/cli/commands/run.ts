@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import { createOutput } from '../output.js';
 import { connectionSettingsFrom, nonEmptyText, positiveInteger } from '../options.js';
 import { ensureLocalRuntime } from '../local-runtime.js';
-import { waitForAnswer } from '../wait-for-answer.js';
+import { followTurn } from '../follow-turn.js';
 import { withClient } from '../with-client.js';
 import { sessionOptionsFrom, withSessionFlags, type SessionFlags } from './start.js';
 
@@ -23,7 +23,7 @@ export const runCommand = withSessionFlags(
       await withClient(runtime.settings, async (client) => {
         const session = await client.startSession(sessionOptionsFrom(instruction, flags));
         output.progress(`session ${session.id}`);
-        await waitForAnswer(session, output, { fromEntry: 0, timeoutSeconds: flags.timeout });
+        await followTurn(session, output, { afterEvent: 0, fromEntry: 0, timeoutSeconds: flags.timeout });
       });
     } finally {
       await runtime.stop();

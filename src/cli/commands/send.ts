@@ -3,7 +3,7 @@ import { checkSessionId } from '../../client.js';
 import { createOutput } from '../output.js';
 import { connectionSettingsFrom, nonEmptyText, positiveInteger, withConnectionFlags, type ConnectionFlags } from '../options.js';
 import { withClient } from '../with-client.js';
-import { waitForAnswer } from '../wait-for-answer.js';
+import { followTurn } from '../follow-turn.js';
 
 interface SendFlags extends ConnectionFlags {
   wait?: boolean;
@@ -23,12 +23,12 @@ export const sendCommand = withConnectionFlags(
   const output = createOutput(Boolean(flags.json));
   await withClient(connectionSettingsFrom(flags), async (client) => {
     const session = client.session(sessionId);
-    const before = flags.wait ? (await session.snapshot()).message_count : 0;
+    const before = flags.wait ? await session.snapshot() : undefined;
     const messageId = await session.send(message);
-    if (!flags.wait) {
+    if (!before) {
       output.result({ session_id: session.id, message_id: messageId }, `sent ${messageId}`);
       return;
     }
-    await waitForAnswer(session, output, { messageId, fromEntry: before, timeoutSeconds: flags.timeout });
+    await followTurn(session, output, { messageId, afterEvent: before.last_event_seq, fromEntry: before.message_count, timeoutSeconds: flags.timeout });
   });
 });

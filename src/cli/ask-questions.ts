@@ -1,0 +1,41 @@
+import { checkbox, input, select } from '@inquirer/prompts';
+import type { AnswerChoice, Answers } from '../shared/answers.js';
+import type { QuestionSet } from '../shared/tools/ask-user.js';
+
+const other: unique symbol = Symbol('other');
+type Pick = string | typeof other;
+
+/** Asks a question set on the terminal: one choice per question (checkboxes for multi-select) plus "Other" for free text. */
+export async function askOnTerminal(set: QuestionSet, signal?: AbortSignal): Promise<Answers> {
+  const context = { input: process.stdin, output: process.stderr, ...(signal ? { signal } : {}) };
+  const answers: Answers = {};
+  for (const question of set.questions) {
+    const message = `[${question.header}] ${question.question}`;
+    const choices: { value: Pick; name: string; description: string }[] = [
+      ...question.options.map((option) => ({
+        value: option.label,
+        name: option.label,
+        description: option.preview ? `${option.description}\n\n${option.preview}` : option.description,
+      })),
+      { value: other, name: 'Other', description: 'Answer in your own words' },
+    ];
+    let picked: Pick[];
+    if (question.multiSelect) {
+      picked = await checkbox({ message, choices, required: true }, context);
+    } else {
+      picked = [await select({ message, choices }, context)];
+    }
+    const chosen: AnswerChoice[] = picked.filter((value): value is string => value !== other);
+    if (picked.includes(other)) {
+      const text = await input({ message: `${question.header}: your answer`, required: true }, context);
+      chosen.push({ other: text });
+    }
+    answers[question.question] = question.multiSelect ? chosen : chosen[0]!;
+  }
+  return answers;
+}
+
+/** Whether questions can be asked here: a person at a terminal on both ends. */
+export function canPrompt(): boolean {
+  return Boolean(process.stdin.isTTY && process.stderr.isTTY);
+}

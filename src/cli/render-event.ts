@@ -1,0 +1,59 @@
+import type { TreeEvent } from '../events/tree-events.js';
+import type { QuestionSet } from '../shared/tools/ask-user.js';
+import type { Answers } from '../shared/answers.js';
+
+/** The lines a person watching a session tree sees for one event; sub-agents' lines start with their title. */
+export function renderTreeEvent({ event, session }: TreeEvent, options: { showUserMessages?: boolean } = {}): string[] {
+  const who = session.depth === 0 ? '' : `${'  '.repeat(session.depth - 1)}[${session.title}] `;
+  const line = (text: string) => `${who}${text}`;
+  switch (event.type) {
+    case 'message':
+      if (event.role === 'user') return options.showUserMessages || session.depth > 0 ? [line(`user: ${abbreviate(event.content, 200)}`)] : [];
+      return [line(`assistant: ${event.content}`)];
+    case 'tool_call':
+      return [line(`  → ${event.name}(${abbreviate(event.arguments, 80)})`)];
+    case 'tool_result':
+      return [line(`  ${event.is_error ? '✗' : '✓'} ${event.name}: ${abbreviate(event.content, 160)}`)];
+    case 'questions_asked':
+      return [line(`  ? asks ${event.questions.length} question(s) (set ${event.question_set_id}):`), ...event.questions.map((q) => line(`      ${q.question} [${q.options.map((o) => o.label).join(' | ')}${q.multiSelect ? ', several allowed' : ''}]`))];
+    case 'questions_answered':
+      return [line(`  ✓ answered: ${event.answers.map((a) => `"${a.question}"="${[...a.selected, ...(a.other ? [a.other] : [])].join(', ')}"`).join(', ')}`)];
+    case 'questions_expired':
+      return [line(`  · questions ${event.question_set_id} timed out unanswered`)];
+    case 'sub_agent_started':
+      return [line(`  ↳ sub-agent "${event.title}" started (${event.mode}, ${event.sub_session_id})`)];
+    case 'sub_agent_finished':
+      return [line(`  ↲ sub-agent "${event.title}" ${event.status}`)];
+    case 'todos_updated':
+      return [line(`  todos: ${event.todos.map((todo) => `${todo.status === 'completed' ? '[x]' : todo.status === 'in_progress' ? '[>]' : '[ ]'} ${todo.content}`).join('  ')}`)];
+    case 'plan_updated':
+      return [line(event.revision === 0 ? '  plan cleared' : `  plan revision ${event.revision} (${event.size} characters)${event.title ? `: ${event.title}` : ''}`)];
+    case 'notification':
+      return [line(`  🔔 [${event.notification_type}] ${event.title}: ${event.message}${event.link ? ` (${event.link})` : ''}`)];
+    case 'status_changed':
+      return event.to === 'running' || event.to === 'idle' ? [] : [line(`  · ${event.to.replace(/_/g, ' ')}`)];
+    case 'notice':
+      return [line(`  · ${event.content}`)];
+    case 'error':
+      return [line(`  ! ${event.content}`)];
+  }
+}
+
+/** How to answer a question set without a terminal: the exact `arbor answer` command, with a first option filled in. */
+export function howToAnswer(set: QuestionSet, rootId: string): string {
+  const example: Answers = {};
+  for (const question of set.questions) example[question.question] = question.multiSelect ? [question.options[0]!.label] : question.options[0]!.label;
+  const json = JSON.stringify(example).replace(/'/g, "'\\''");
+  return [
+    `"${set.session_title}" asks (question set ${set.question_set_id}):`,
+    ...set.questions.map(
+      (q) => `  [${q.header}] ${q.question}${q.multiSelect ? ' (one or more)' : ''}\n${q.options.map((o) => `      - ${o.label}: ${o.description}`).join('\n')}\n      - Other: your own words, as {"other": "..."}`,
+    ),
+    `Answer with: arbor answer ${rootId} --set ${set.question_set_id} --answers '${json}'`,
+  ].join('\n');
+}
+
+function abbreviate(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
+}
