@@ -16,6 +16,33 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 
   return collect(child, timeoutMs);
 }
 
+/** A CLI process left running (e.g. `arbor watch`), with what it has printed so far. */
+export interface RunningCli {
+  child: ChildProcess;
+  stdout(): string;
+  stderr(): string;
+  /** Sends SIGINT (Ctrl-C) and resolves with the exit code. */
+  interrupt(): Promise<number | null>;
+}
+
+export function startCli(args: string[], env: NodeJS.ProcessEnv = {}): RunningCli {
+  const child = spawnTs('test/support/cli-main.ts', args, env);
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return {
+    child,
+    stdout: () => stdout,
+    stderr: () => stderr,
+    async interrupt() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGINT');
+      return exited;
+    },
+  };
+}
+
 /** The environment of a worker process for the given server and task queue, talking to a fake model endpoint. */
 export function workerProcessEnv(settings: { address: string; taskQueue: string }, modelBaseURL: string, apiKey: string): NodeJS.ProcessEnv {
   return {
