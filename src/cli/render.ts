@@ -22,6 +22,12 @@ export function renderSnapshot(snapshot: SessionSnapshot): string {
     lines.push('sub-agents');
     for (const child of snapshot.children) lines.push(`  ${child.sub_session_id}  ${child.title}  [${child.status}, ${child.mode}]`);
   }
+  for (const set of snapshot.pending_questions) {
+    lines.push(`waiting for answers (set ${set.question_set_id}, asked by "${set.session_title}" ${set.session_id}):`);
+    for (const question of set.questions) {
+      lines.push(`  [${question.header}] ${question.question} ${question.options.map((option) => option.label).join(' | ')} | Other${question.multiSelect ? ' (several allowed)' : ''}`);
+    }
+  }
   if (snapshot.last_error) lines.push(`error     ${snapshot.last_error}`);
   if (snapshot.last_message) {
     lines.push(`last message (${snapshot.last_message.role}, ${snapshot.last_message.created_at}):`);

@@ -85,6 +85,26 @@ try {
     const id = await session.send('/tool planGet {}\n/tool stopConversation {}');
     await session.waitUntilIdle({ messageId: id });
   });
+  const question = { question: 'Which colour?', header: 'Colour', options: [{ label: 'Blue', description: 'Calm' }, { label: 'Green', description: 'Fresh' }] };
+  model
+    .script(
+      'Ask around.',
+      call('askUser', { questions: [question] }),
+      call('subAgent', { title: 'Asker', instruction: 'Ask from below.', mode: 'sync' }),
+      { content: 'Everyone answered.' },
+    )
+    .script('Ask from below.', call('askUser', { questions: [{ ...question, multiSelect: true }] }), { content: 'Child answered.' });
+  await record('ask-user', 'fake-model', { instruction: 'Ask around.' }, async (session) => {
+    const waitForQuestion = async () => {
+      for (let i = 0; i < 100 && (await session.pendingQuestions()).length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    };
+    await waitForQuestion();
+    await session.answer({ 'Which colour?': 'Blue' });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    await waitForQuestion();
+    await session.answer({ 'Which colour?': ['Blue', { other: 'Teal' }] });
+    await session.waitUntilIdle();
+  });
 } finally {
   await env.teardown();
   await fake.stop();
