@@ -28,9 +28,17 @@ export async function followTurn(session: SessionHandle, output: Output, options
     if (!(await turnDone(session, options.messageId))) {
       await questions.handle(await session.pendingQuestions(), stop.signal);
       const events = session.treeEvents({ after: options.afterEvent, runningSubAgents: 'now', signal: stop.signal });
+      // The root's text is shown when tool calls follow it; its last text is the answer, printed once at the end.
+      let heldRootText: string[] = [];
       for await (const treeEvent of events) {
-        for (const line of renderTreeEvent(treeEvent)) output.progress(line);
         const { event, session: from } = treeEvent;
+        const lines = event.type === 'questions_asked' ? [] : renderTreeEvent(treeEvent);
+        if (from.depth === 0 && event.type === 'message' && event.role === 'assistant') {
+          heldRootText = lines;
+          continue;
+        }
+        if (from.depth === 0 && event.type === 'tool_call') for (const line of heldRootText.splice(0)) output.progress(line);
+        for (const line of lines) output.progress(line);
         if (event.type === 'questions_asked') {
           await questions.handle([{ question_set_id: event.question_set_id, session_id: from.id, session_title: from.title, questions: event.questions, asked_at: event.at }], stop.signal);
         }

@@ -1,4 +1,5 @@
 import type { Client } from '@temporalio/client';
+import { abortableCall } from './abortable-call.js';
 
 /**
  * Wakes a reader when a workflow's history grows, with the server's long poll on history (`waitNewEvent`): no
@@ -27,7 +28,7 @@ export class HistoryWatch {
           maximumPageSize: 1000,
           ...(this.nextPageToken ? { nextPageToken: this.nextPageToken } : {}),
         });
-      const response = signal ? await this.client.withAbortSignal(signal, request) : await request();
+      const response = await abortableCall(this.client, signal, request);
       const events = response.history?.events ?? [];
       this.nextPageToken = response.nextPageToken && response.nextPageToken.length > 0 ? response.nextPageToken : undefined;
       if (events.length > 0) return 'changed';

@@ -2,6 +2,7 @@ import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { SessionEvent } from '../shared/events.js';
 import { eventsQuery } from '../shared/messages.js';
 import { HistoryWatch } from './history-watch.js';
+import { abortableCall } from './abortable-call.js';
 
 export interface EventReadOptions {
   /** Read events with a larger seq than this (default 0: everything the session still buffers). */
@@ -20,17 +21,18 @@ export interface EventReadOptions {
 export async function* readSessionEvents(client: Client, sessionId: string, options: EventReadOptions = {}): AsyncGenerator<SessionEvent> {
   const handle: WorkflowHandle = client.workflow.getHandle(sessionId);
   const { signal } = options;
+  const call = <T>(operation: () => Promise<T>): Promise<T> => abortableCall(client, signal, operation);
   let after = options.after ?? 0;
   let watch: HistoryWatch | undefined;
   let running = true;
   try {
     for (;;) {
       if (!watch && options.follow !== false) {
-        const description = await handle.describe();
+        const description = await call(() => handle.describe());
         running = description.status.name === 'RUNNING';
         watch = new HistoryWatch(client, sessionId, description.runId);
       }
-      const page = await handle.query(eventsQuery, { after });
+      const page = await call(() => handle.query(eventsQuery, { after }));
       if (page.missed > 0) options.onMissed?.(page.missed);
       for (const event of page.events) {
         yield event;

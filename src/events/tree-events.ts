@@ -2,6 +2,7 @@ import type { Client } from '@temporalio/client';
 import type { SessionEvent } from '../shared/events.js';
 import { snapshotQuery } from '../shared/messages.js';
 import { readSessionEvents } from './session-events.js';
+import { abortableCall } from './abortable-call.js';
 
 /** An event of some session in a tree, with which session it came from. */
 export interface TreeEvent {
@@ -33,6 +34,7 @@ export async function* readTreeEvents(client: Client, rootId: string, options: T
   if (options.signal?.aborted) stop.abort();
   const signal = stop.signal;
   const queue: TreeEvent[] = [];
+  const running = new Set<Promise<void>>();
   const known = new Set<string>();
   let readers = 0;
   let wake: (() => void) | undefined;
@@ -46,9 +48,9 @@ export async function* readTreeEvents(client: Client, rootId: string, options: T
     known.add(id);
     readers += 1;
     const session = { id, title, depth };
-    void (async () => {
+    const reader = (async () => {
       try {
-        const snapshot = await client.workflow.getHandle(id).query(snapshotQuery);
+        const snapshot = await abortableCall(client, signal, () => client.workflow.getHandle(id).query(snapshotQuery));
         session.title = snapshot.title;
         const after = from === 'now' ? snapshot.last_event_seq : from;
         for (const child of snapshot.children) follow(child.sub_session_id, child.title, depth + 1, options.runningSubAgents === 'now' ? 'now' : 0);
@@ -69,6 +71,8 @@ export async function* readTreeEvents(client: Client, rootId: string, options: T
         notify();
       }
     })();
+    running.add(reader);
+    void reader.finally(() => running.delete(reader));
   };
 
   follow(rootId, rootId, 0, options.after ?? 0);
@@ -89,5 +93,7 @@ export async function* readTreeEvents(client: Client, rootId: string, options: T
   } finally {
     options.signal?.removeEventListener('abort', onAbort);
     stop.abort();
+    // Let every reader's calls end before the caller may close the connection under them.
+    await Promise.allSettled([...running]);
   }
 }

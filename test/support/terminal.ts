@@ -1,5 +1,8 @@
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
@@ -11,7 +14,7 @@ export const exitMarker = 'ARBOR_EXIT:';
 
 /** A command running in a detached tmux session of its own server (socket), to drive a real terminal. */
 export class Terminal {
-  private readonly socket = `arbor-test-${randomUUID()}`;
+  private readonly socket = join(tmpdir(), `arbor-tmux-${randomUUID()}`);
 
   private constructor() {}
 
@@ -73,12 +76,14 @@ export class Terminal {
     await this.tmux('send-keys', '-t', 's', '-l', text);
   }
 
+  /** Stops the tmux server and the command with it; tmux leaves its socket file behind. */
   async kill(): Promise<void> {
     await this.tmux('kill-server').catch(() => undefined);
+    await rm(this.socket, { force: true });
   }
 
   private tmux(...args: string[]): Promise<{ stdout: string; stderr: string }> {
-    return run(tmuxPath, ['-L', this.socket, '-f', '/dev/null', ...args], { cwd: root });
+    return run(tmuxPath, ['-S', this.socket, '-f', '/dev/null', ...args], { cwd: root });
   }
 }
 
