@@ -15,9 +15,13 @@ export function demoReply(transcript: readonly TranscriptEntry[], toolNames: rea
   const sinceRequest = transcript.slice(lastUserIndex + 1);
   const callId = (index: number) => `demo_${transcript.length}_${index}`;
 
+  // A todo list and, when the session has planWrite, a written plan: two independent calls in one round.
   const plan = (): ModelReply => ({
     content: '(demo model) Let me plan this first.',
-    tool_calls: [{ id: callId(0), name: 'todoWrite', arguments: JSON.stringify({ todos: planFor(request) }) }],
+    tool_calls: [
+      { id: callId(0), name: 'todoWrite', arguments: JSON.stringify({ todos: planFor(request) }) },
+      ...(toolNames.includes('planWrite') ? [{ id: callId(1), name: 'planWrite', arguments: JSON.stringify(writtenPlan(request)) }] : []),
+    ],
   });
   const replies = sinceRequest.filter((entry) => entry.role === 'assistant');
   if (replies.length === 0) {
@@ -71,6 +75,14 @@ function planFor(request: string) {
     { content: `Answer: ${subject}`, status: 'in_progress', active_form: 'Answering the request' },
     { content: 'Suggest connecting a real model', status: 'pending' },
   ];
+}
+
+function writtenPlan(request: string) {
+  const subject = oneLine(request, 200);
+  return {
+    title: oneLine(`Plan: ${subject}`, 100),
+    content: [`# Plan`, '', `Request: ${subject}`, '', '1. Read the request', '2. Answer it', '3. Suggest connecting a real model', ''].join('\n'),
+  };
 }
 
 function finalAnswer(request: string, sinceRequest: readonly TranscriptEntry[]): string {

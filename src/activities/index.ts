@@ -6,6 +6,7 @@ import { createCallModel } from './call-model.js';
 import type { ModelSettings } from './model-settings.js';
 import { TranscriptCache } from './transcript-cache.js';
 import { createSessionTreeActivities } from './session-tree.js';
+import { createTaskBoardActivities } from './task-board.js';
 import { createWebActivities } from './web.js';
 import { searchConfigFromEnv, type SearchConfig } from '../web/search/index.js';
 import { allowListFromEnv, type AllowList } from '../web/fetch/index.js';
@@ -50,6 +51,7 @@ export function createActivities({
 
   return {
     ...createSessionTreeActivities(client),
+    ...createTaskBoardActivities(client),
     ...createWebActivities({
       search,
       fetchAllow,

@@ -1,4 +1,5 @@
 import { ArborClientError } from '../client-errors.js';
+import { Interrupted } from './usage-error.js';
 import type { SessionHandle } from '../session-handle.js';
 import type { QuestionSet } from '../shared/tools/ask-user.js';
 import { askOnTerminal, canPrompt } from './ask-questions.js';
@@ -12,6 +13,8 @@ export interface FollowOptions {
   afterEvent: number;
   /** The transcript length before the message was sent: the answer is the last assistant entry after it. */
   fromEntry: number;
+  /** Question sets already waiting before the message was sent (their events are older than `afterEvent`). */
+  pendingBefore?: QuestionSet[];
   timeoutSeconds?: number | undefined;
 }
 
@@ -26,7 +29,7 @@ export async function followTurn(session: SessionHandle, output: Output, options
   const questions = new QuestionDesk(session);
   try {
     if (!(await turnDone(session, options.messageId))) {
-      await questions.handle(await session.pendingQuestions(), stop.signal);
+      await questions.handle(options.pendingBefore ?? [], stop.signal);
       const events = session.treeEvents({ after: options.afterEvent, runningSubAgents: 'now', signal: stop.signal });
       // The root's text is shown when tool calls follow it; its last text is the answer, printed once at the end.
       let heldRootText: string[] = [];
@@ -84,7 +87,14 @@ class QuestionDesk {
       }
       process.stderr.write(`"${set.session_title}" asks:\n`);
       for (;;) {
-        const answers = await askOnTerminal(set, signal);
+        let answers;
+        try {
+          answers = await askOnTerminal(set, signal);
+        } catch (error) {
+          if (!(error instanceof Error && error.name === 'ExitPromptError')) throw error;
+          process.stderr.write(`\nThe question still waits. ${howToAnswer(set, this.session.id)}\n`);
+          throw new Interrupted('interrupted at a question');
+        }
         try {
           await this.session.answer(answers, { questionSetId: set.question_set_id });
           break;

@@ -13,7 +13,7 @@ import { startCommand } from './commands/start.js';
 import { stopCommand } from './commands/stop.js';
 import { treeCommand } from './commands/tree.js';
 import { workerCommand } from './commands/worker.js';
-import { UsageError } from './usage-error.js';
+import { Interrupted, UsageError } from './usage-error.js';
 
 const logLevels = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'] as const;
 
@@ -54,6 +54,7 @@ export async function main(argv: string[] = process.argv): Promise<never> {
 }
 
 function exitCodeFor(error: unknown): number {
+  if (error instanceof Interrupted) return 130;
   if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2; // commander already printed the message
   if (error instanceof UsageError || error instanceof ArborClientError) {
     process.stderr.write(`arbor: ${error.message}\n`);

@@ -30,6 +30,8 @@ export function renderTreeEvent({ event, session }: TreeEvent, options: { showUs
       return [line(event.revision === 0 ? '  plan cleared' : `  plan revision ${event.revision} (${event.size} characters)${event.title ? `: ${event.title}` : ''}`)];
     case 'notification':
       return [line(`  🔔 [${event.notification_type}] ${event.title}: ${event.message}${event.link ? ` (${event.link})` : ''}`)];
+    case 'task_updated':
+      return [line(`  ▪ task ${event.task_id} ${event.status}: ${abbreviate(event.subject, 100)}`)];
     case 'status_changed':
       return event.to === 'running' || event.to === 'idle' ? [] : [line(`  · ${event.to.replace(/_/g, ' ')}`)];
     case 'notice':

@@ -18,6 +18,15 @@ export function renderSnapshot(snapshot: SessionSnapshot): string {
       lines.push(`  ${mark} ${todo.content}${active}`);
     }
   }
+  if (snapshot.plan) lines.push(`plan      ${snapshot.plan.title ?? '(untitled)'}, revision ${snapshot.plan.revision}, ${snapshot.plan.size} characters`);
+  if (snapshot.waiting) lines.push(`waiting   until ${snapshot.waiting.until}${snapshot.waiting.reason ? ` (${snapshot.waiting.reason})` : ''}`);
+  if (snapshot.tasks.length > 0) {
+    lines.push('task board');
+    for (const task of snapshot.tasks) {
+      const blocked = task.blockedBy.length > 0 ? `, blocked by ${task.blockedBy.join(', ')}` : '';
+      lines.push(`  ${task.id.padStart(3)} [${task.status}] ${task.subject}${task.owner ? ` (${task.owner})` : ''}${blocked}`);
+    }
+  }
   if (snapshot.children.length > 0) {
     lines.push('sub-agents');
     for (const child of snapshot.children) lines.push(`  ${child.sub_session_id}  ${child.title}  [${child.status}, ${child.mode}]`);

@@ -2,6 +2,7 @@ import type { ResolvedAnswer } from './answers.js';
 import type { SessionStatus } from './session.js';
 import type { Question } from './tools/ask-user.js';
 import type { TodoItem } from './tools/todo.js';
+import type { TaskStatus } from './tools/task-board.js';
 import type { notificationTypes } from './tools/notify.js';
 
 /** What happened in a session, as people watching it see it. Long texts are shortened (`truncated: true`); the transcript keeps them whole. */
@@ -17,6 +18,7 @@ export type SessionEventBody =
   | { type: 'todos_updated'; todos: TodoItem[] }
   | { type: 'plan_updated'; title: string | null; revision: number; size: number }
   | { type: 'notification'; notification_type: (typeof notificationTypes)[number]; title: string; message: string; source?: string; link?: string }
+  | { type: 'task_updated'; task_id: string; subject: string; status: TaskStatus | 'deleted' }
   | { type: 'status_changed'; from: SessionStatus; to: SessionStatus }
   | { type: 'notice'; content: string }
   | { type: 'error'; content: string };

@@ -1,6 +1,8 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { EventPage, EventRange } from './events.js';
 import type { AnswerReceipt, AnswerRequest, TreeQuestionsChange } from './questions.js';
+import type { TaskBoardRequest } from './tools/task-board.js';
+import type { BoardReply } from './task-board-reply.js';
 import type { MessageState, SessionSnapshot, TranscriptEntry, TranscriptRange, UserMessage } from './session.js';
 
 /** The public protocol of a session workflow, shared by the workflow code and the client. */
@@ -24,3 +26,6 @@ export const answerQuestionsUpdate = defineUpdate<AnswerReceipt, [AnswerRequest]
 
 /** From a session below to its root: a question set was asked, or is no longer pending. */
 export const treeQuestionsSignal = defineSignal<[TreeQuestionsChange]>('treeQuestions');
+
+/** A sub-agent's task-board operation, applied by the root session that owns the tree's board. */
+export const taskBoardUpdate = defineUpdate<BoardReply, [TaskBoardRequest]>('taskBoard');

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { TodoItem } from './tools/todo.js';
 import type { QuestionSet } from './tools/ask-user.js';
 import type { SessionEvent } from './events.js';
+import type { BoardTask, TaskStatus } from './tools/task-board.js';
 
 /** Lifecycle of a session. `waiting_for_user` is reserved for askUser. */
 export const sessionStatuses = ['running', 'idle', 'waiting_for_user', 'completed', 'stopped', 'failed'] as const;
@@ -95,6 +96,7 @@ export interface CarriedState {
   events?: { next_seq: number; events: SessionEvent[] };
   tree_questions?: (QuestionSet & { ancestor_session_ids: string[] })[];
   question_timeout_seconds?: number;
+  task_board?: { tasks: BoardTask[]; next_id: number };
 }
 
 export interface SessionInput extends SessionOptions {
@@ -143,6 +145,8 @@ export interface SessionSnapshot {
   waiting: { until: string; reason: string | null } | null;
   /** Question sets waiting for the user: this session's, and at a root session those of every session below it. */
   pending_questions: QuestionSet[];
+  /** Root sessions: the tree's task board, as TaskList shows it. */
+  tasks: { id: string; subject: string; status: TaskStatus; owner: string | null; blockedBy: string[] }[];
   /** The seq of the newest event (0 before the first); read events with the events query or the SDK. */
   last_event_seq: number;
 }

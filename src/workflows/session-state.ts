@@ -17,6 +17,7 @@ import type { ResolvedAnswer } from '../shared/answers.js';
 import { eventTextLimits } from '../shared/events.js';
 import type { TreeQuestionsChange } from '../shared/questions.js';
 import { EventLog, shorten } from './event-log.js';
+import { TaskBoard } from './task-board.js';
 
 export interface StateClock {
   now(): Date;
@@ -56,6 +57,8 @@ export class SessionState {
   /** How long askUser waits for an answer (this deployment's setting); null waits for as long as it takes. */
   questionTimeoutSeconds: number | null;
   readonly events: EventLog;
+  /** The tree's task board; only the root session's is used. */
+  readonly board: TaskBoard;
   readonly createdAt: string;
   updatedAt: string;
 
@@ -77,6 +80,7 @@ export class SessionState {
     this.treeQuestions = carried?.tree_questions ?? [];
     this.questionTimeoutSeconds = carried?.question_timeout_seconds ?? null;
     this.events = new EventLog(identity.session_id, () => clock.now(), carried?.events);
+    this.board = new TaskBoard(() => clock.now(), carried?.task_board, (change) => this.events.emit({ type: 'task_updated', ...change }));
     this.createdAt = carried?.created_at ?? now;
     this.updatedAt = now;
   }
@@ -146,6 +150,10 @@ export class SessionState {
     this.plan = plan;
     this.touch();
     this.events.emit({ type: 'plan_updated', title: plan?.title ?? null, revision: plan?.revision ?? 0, size: plan?.content.length ?? 0 });
+  }
+
+  isRoot(): boolean {
+    return this.identity.root_session_id === this.identity.session_id;
   }
 
   /** Root sessions: a session below asked, or no longer waits on, a question set. */
@@ -220,6 +228,7 @@ export class SessionState {
       plan: this.plan ? { title: this.plan.title, revision: this.plan.revision, size: this.plan.content.length } : null,
       waiting: this.waiting,
       pending_questions: this.pendingQuestions(),
+      tasks: this.isRoot() ? this.board.list() : [],
       last_event_seq: this.events.lastSeq,
     };
   }
@@ -237,6 +246,7 @@ export class SessionState {
       children: this.children,
       plan: this.plan,
       events: this.events.carry(),
+      ...(this.board.tasks.length > 0 ? { task_board: this.board.carry() } : {}),
       ...(this.treeQuestions.length > 0 ? { tree_questions: this.treeQuestions } : {}),
       ...(this.questionTimeoutSeconds !== null ? { question_timeout_seconds: this.questionTimeoutSeconds } : {}),
     };

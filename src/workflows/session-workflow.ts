@@ -17,9 +17,11 @@ import {
   messageStateQuery,
   snapshotQuery,
   transcriptQuery,
+  taskBoardUpdate,
   treeQuestionsSignal,
   userMessageSignal,
 } from '../shared/messages.js';
+import { applyBoardRequest, parseBoardRequest } from './board-requests.js';
 import { acceptAnswers, checkAnswerRequest } from './answer-questions.js';
 import { defaultSystemPrompt } from '../shared/prompts.js';
 import { parentSessionIdKey, rootSessionIdKey, statusKey, titleKey } from '../shared/search-attributes.js';
@@ -72,6 +74,7 @@ export async function sessionWorkflow(input: SessionInput): Promise<SessionResul
   setHandler(messageStateQuery, (id) => state.messageState(id));
   setHandler(eventsQuery, (range) => state.events.page(range));
   setHandler(answerQuestionsUpdate, (request) => acceptAnswers(state, request), { validator: (request) => checkAnswerRequest(state, request) });
+  setHandler(taskBoardUpdate, (request) => applyBoardRequest(state, request), { validator: (request) => void parseBoardRequest(state, request) });
   setHandler(treeQuestionsSignal, (change) => {
     if (change && (change.kind === 'asked' || change.kind === 'settled')) state.applyTreeQuestions(change);
   });

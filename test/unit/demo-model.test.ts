@@ -3,6 +3,7 @@ import { demoReply } from '../../src/activities/demo-model.js';
 import type { TranscriptEntry } from '../../src/shared/session.js';
 import { todoWrite } from '../../src/shared/tools/todo.js';
 import { askUser } from '../../src/shared/tools/ask-user.js';
+import { planWrite } from '../../src/shared/tools/plan.js';
 
 const tools = ['todoWrite'];
 let n = 0;
@@ -48,6 +49,14 @@ describe('demoReply', () => {
     expect(third.tool_calls).toEqual([]);
     expect(third.content).toContain('"Step by step"');
     expect(demoReply([entry('user', 'Plan a picnic and ask me')], ['todoWrite']).tool_calls[0]!.name).toBe('todoWrite');
+  });
+
+  it('writes a plan with planWrite beside the todo list when the session has planWrite', () => {
+    const reply = demoReply([entry('user', 'Plan a picnic')], ['todoWrite', 'planWrite']);
+    expect(reply.tool_calls.map((call) => call.name)).toEqual(['todoWrite', 'planWrite']);
+    const plan = planWrite.input.parse(JSON.parse(reply.tool_calls[1]!.arguments));
+    expect(plan.title).toBe('Plan: Plan a picnic');
+    expect(plan.content).toContain('# Plan');
   });
 
   it('keeps the plan valid for a very long, multi-line request', () => {

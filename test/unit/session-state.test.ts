@@ -217,6 +217,7 @@ describe('snapshot', () => {
       plan: null,
       waiting: null,
       pending_questions: [],
+      tasks: [],
       last_event_seq: 3,
     });
   });

@@ -34,7 +34,12 @@ export const chatCommand = withSessionFlags(
         } else {
           const before = await session.snapshot();
           const messageId = await session.send(line);
-          await followTurn(session, output, { messageId, afterEvent: before.last_event_seq, fromEntry: before.message_count });
+          await followTurn(session, output, {
+            messageId,
+            afterEvent: before.last_event_seq,
+            fromEntry: before.message_count,
+            pendingBefore: before.pending_questions,
+          });
         }
       }
       if (session) output.progress(`session ${session.id} stays open: arbor chat ${session.id} continues it.`);

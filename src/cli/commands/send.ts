@@ -29,6 +29,12 @@ export const sendCommand = withConnectionFlags(
       output.result({ session_id: session.id, message_id: messageId }, `sent ${messageId}`);
       return;
     }
-    await followTurn(session, output, { messageId, afterEvent: before.last_event_seq, fromEntry: before.message_count, timeoutSeconds: flags.timeout });
+    await followTurn(session, output, {
+      messageId,
+      afterEvent: before.last_event_seq,
+      fromEntry: before.message_count,
+      pendingBefore: before.pending_questions,
+      timeoutSeconds: flags.timeout,
+    });
   });
 });

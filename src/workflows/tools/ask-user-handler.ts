@@ -21,8 +21,8 @@ export async function askQuestions(args: ToolArgs<typeof askUser>, { state, repo
     asked_at: new Date().toISOString(),
   };
   state.questions.push(set);
-  state.events.emit({ type: 'questions_asked', question_set_id: set.question_set_id, questions: set.questions });
   reportStatus('waiting_for_user');
+  state.events.emit({ type: 'questions_asked', question_set_id: set.question_set_id, questions: set.questions });
   await tellRoot(state, { kind: 'asked', question_set: set, ancestor_session_ids: identity.ancestor_session_ids });
   const asked = Date.now();
   try {

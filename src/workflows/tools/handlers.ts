@@ -8,6 +8,7 @@ import { endTurn, waitFor } from './pause-handlers.js';
 import { postNotification } from './notify-handler.js';
 import { writeTodos } from './todo-handler.js';
 import { askQuestions } from './ask-user-handler.js';
+import { useTaskBoard } from './task-board-handlers.js';
 
 type ToolHandler<T extends BuiltinTool> = (args: ToolArgs<T>, context: ToolContext) => string | Promise<string>;
 
@@ -29,4 +30,8 @@ export const toolHandlers: ToolHandlers = {
   wait: (args, context) => waitFor(args, context),
   stopConversation: (_args, context) => endTurn(context),
   notifyUser: (args, context) => postNotification(args, context),
+  TaskCreate: (args, context) => useTaskBoard({ op: 'create', args }, context),
+  TaskGet: (args, context) => useTaskBoard({ op: 'get', args }, context),
+  TaskUpdate: (args, context) => useTaskBoard({ op: 'update', args }, context),
+  TaskList: (_args, context) => useTaskBoard({ op: 'list' }, context),
 };

@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest';
+import { howToAnswer, renderTreeEvent } from '../../src/cli/render-event.js';
+import { renderSnapshot } from '../../src/cli/render.js';
+import type { SessionEvent } from '../../src/shared/events.js';
+import type { SessionSnapshot } from '../../src/shared/session.js';
+import type { QuestionSet } from '../../src/shared/tools/ask-user.js';
+
+const questionSet: QuestionSet = {
+  question_set_id: 'set-1',
+  session_id: 'leaf-1',
+  session_title: 'Deployer',
+  asked_at: '2026-01-01T00:00:00.000Z',
+  questions: [
+    { question: 'Which region?', header: 'Region', multiSelect: false, options: [{ label: 'Europe', description: 'Frankfurt' }, { label: 'Asia', description: 'Tokyo' }] },
+    { question: "Which it's extras?", header: 'Extras', multiSelect: true, options: [{ label: 'Backups', description: 'Daily' }, { label: 'Alerts', description: 'Pager' }] },
+  ],
+};
+
+const snapshot: SessionSnapshot = {
+  session_id: 'root-1',
+  title: 'Deploy',
+  status: 'running',
+  parent_session_id: null,
+  root_session_id: 'root-1',
+  model: 'demo',
+  created_at: '2026-01-01T00:00:00.000Z',
+  updated_at: '2026-01-01T00:00:00.000Z',
+  turn: 1,
+  message_count: 3,
+  queued_messages: 0,
+  last_message: null,
+  last_error: null,
+  todos: [{ content: 'Deploy it', status: 'in_progress', active_form: 'Deploying' }],
+  depth: 0,
+  mode: null,
+  ancestor_session_ids: [],
+  children: [],
+  plan: { title: 'Rollout', revision: 2, size: 120 },
+  waiting: null,
+  pending_questions: [questionSet],
+  tasks: [{ id: '2', subject: 'Ship', status: 'pending', owner: 'worker 1', blockedBy: ['1'] }],
+  last_event_seq: 9,
+};
+
+describe('arbor show', () => {
+  it('prints the in-progress todo with its active form, the plan revision and size, the board and the waiting questions', () => {
+    const text = renderSnapshot(snapshot);
+    expect(text).toContain('[>] Deploy it (Deploying)');
+    expect(text).toContain('plan      Rollout, revision 2, 120 characters');
+    expect(text).toContain('  2 [pending] Ship (worker 1), blocked by 1');
+    expect(text).toContain('waiting for answers (set set-1, asked by "Deployer" leaf-1):');
+    expect(text).toContain('[Region] Which region? Europe | Asia | Other');
+  });
+});
+
+describe('event lines', () => {
+  const event = (body: object, seq = 1) => ({ seq, at: '2026-01-01T00:00:00.000Z', session_id: 's', ...body }) as SessionEvent;
+
+  it('tags a sub-agent line with its title and keeps the root untagged', () => {
+    const call = event({ type: 'tool_call', tool_call_id: 'c', name: 'webFetch', arguments: '{"url":"https://example.com"}' });
+    expect(renderTreeEvent({ event: call, session: { id: 'x', title: 'Researcher', depth: 1 } })).toEqual(['[Researcher]   → webFetch({"url":"https://example.com"})']);
+    expect(renderTreeEvent({ event: call, session: { id: 'r', title: 'Root', depth: 0 } })).toEqual(['  → webFetch({"url":"https://example.com"})']);
+  });
+
+  it('shows notifications and todo updates', () => {
+    const session = { id: 'r', title: 'Root', depth: 0 };
+    expect(renderTreeEvent({ event: event({ type: 'notification', notification_type: 'success', title: 'Built', message: 'All green' }), session })).toEqual([
+      '  🔔 [success] Built: All green',
+    ]);
+    expect(renderTreeEvent({ event: event({ type: 'todos_updated', todos: [{ content: 'A', status: 'completed' }, { content: 'B', status: 'pending' }] }), session })).toEqual([
+      '  todos: [x] A  [ ] B',
+    ]);
+  });
+
+  it('prints a shell-safe arbor answer command for a question set', () => {
+    const text = howToAnswer(questionSet, 'root-1');
+    expect(text).toContain(`arbor answer root-1 --set set-1 --answers '{"Which region?":"Europe","Which it'\\''s extras?":["Backups"]}'`);
+    expect(text).toContain('- Other: your own words, as {"other": "..."}');
+  });
+});
