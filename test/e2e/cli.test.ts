@@ -176,7 +176,7 @@ describe('arbor dev', () => {
     try {
       const shown = await runCli(['show', sessionId, '--json'], env);
       expect(shown.code, shown.stderr).toBe(0);
-      expect(JSON.parse(shown.stdout)).toMatchObject({ session_id: sessionId, status: 'idle', turn: 2, message_count: 8 });
+      expect(JSON.parse(shown.stdout)).toMatchObject({ session_id: sessionId, status: 'idle', turn: 2, message_count: 10 });
     } finally {
       await second.interrupt();
     }

@@ -27,7 +27,7 @@ describe('the session workflow (time-skipping server)', () => {
     return new SessionHandle(id, env.client);
   }
 
-  it('answers two turns with the demo model, calling todoWrite, and stays open and idle', async () => {
+  it('answers two turns with the demo model, writing todos and a plan, and stays open and idle', async () => {
     await withWorker(env, demoModel, async (taskQueue) => {
       const session = await start(taskQueue, { instruction: 'Plan a garden.' });
       const first = await session.waitUntilIdle({ timeoutMs: 20_000 });
@@ -39,8 +39,10 @@ describe('the session workflow (time-skipping server)', () => {
       const second = await session.waitUntilIdle({ messageId, timeoutMs: 20_000 });
       expect(second.turn).toBe(2);
       const transcript = await session.transcript();
-      expect(transcript.map((entry) => entry.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'user', 'assistant', 'tool', 'assistant']);
-      expect(transcript[4]).toMatchObject({ id: messageId, content: 'Now water it.', turn: 2 });
+      expect(transcript.map((entry) => entry.role)).toEqual(['user', 'assistant', 'tool', 'tool', 'assistant', 'user', 'assistant', 'tool', 'tool', 'assistant']);
+      expect(transcript.filter((entry) => entry.role === 'tool').map((entry) => entry.name)).toEqual(['todoWrite', 'planWrite', 'todoWrite', 'planWrite']);
+      expect(second.plan).toMatchObject({ title: 'Plan: Now water it.', revision: 2 });
+      expect(transcript[5]).toMatchObject({ id: messageId, content: 'Now water it.', turn: 2 });
       expect((await env.client.workflow.getHandle(session.id).describe()).status.name).toBe('RUNNING');
     });
   });
