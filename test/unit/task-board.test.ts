@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { maxTasks, taskCreate, taskUpdate, type TaskBoardOperation, type TaskBoardRequest } from '../../src/shared/tools/task-board.js';
 import { TaskBoard, type BoardChange } from '../../src/workflows/task-board.js';
+import { SessionState } from '../../src/workflows/session-state.js';
+import { SubAgents } from '../../src/workflows/sub-agents.js';
+import { dispatchToolCall } from '../../src/workflows/tools/dispatch.js';
 
 const now = () => new Date('2026-01-01T00:00:00Z');
 
@@ -88,5 +91,36 @@ describe('the task board', () => {
     first.create('Kept');
     const next = new TaskBoard(now, first.tasks.carry());
     expect(next.apply({ session_id: 's', op: 'create', args: { subject: 'After', description: '' } })).toEqual({ ok: true, result: { task: { id: '2', subject: 'After' } } });
+  });
+});
+
+describe('task board tool calls at the root session', () => {
+  it('answers a table of good and bad calls with exact results', async () => {
+    const state = new SessionState(
+      { session_id: 'root', title: 't', parent_session_id: null, root_session_id: 'root', ancestor_session_ids: [], depth: 0, mode: null },
+      { now, newId: () => 'id' },
+    );
+    const names = ['TaskCreate', 'TaskGet', 'TaskUpdate', 'TaskList'];
+    const context = { state, subAgents: new SubAgents(state, { maxDepth: 4, maxChildren: 50 }), toolNames: names, reportStatus: () => {} };
+    const table: [string, unknown, string, boolean][] = [
+      ['TaskCreate', { subject: 'Design', metadata: { area: 'ui' } }, '{"task":{"id":"1","subject":"Design"}}', false],
+      ['TaskCreate', { subject: 'Build' }, '{"task":{"id":"2","subject":"Build"}}', false],
+      ['TaskUpdate', { task_id: '2', addBlockedBy: ['1'], status: 'in_progress' }, '{"success":true,"task_id":"2","updated_fields":["blockedBy","status"],"status_change":{"from":"pending","to":"in_progress"}}', false],
+      ['TaskUpdate', { task_id: '1', addBlockedBy: ['2'] }, '{"success":false,"task_id":"1","updated_fields":[],"error":"These dependencies would make a cycle (2 → 1 → 2); nothing was changed."}', false],
+      ['TaskList', {}, '{"tasks":[{"id":"1","subject":"Design","status":"pending","owner":null,"blockedBy":[]},{"id":"2","subject":"Build","status":"in_progress","owner":null,"blockedBy":["1"]}]}', false],
+      ['TaskGet', { task_id: '1' }, '{"task":{"id":"1","subject":"Design","description":"","status":"pending","owner":null,"metadata":{"area":"ui"},"blocks":["2"],"blockedBy":[]}}', false],
+      ['TaskGet', { task_id: '42' }, '{"task":null}', false],
+      ['TaskCreate', { subject: '  ' }, 'Error: Invalid arguments for TaskCreate', true],
+      ['TaskUpdate', { task_id: '1', status: 'done' }, 'Error: Invalid arguments for TaskUpdate', true],
+      ['TaskGet', {}, 'Error: Invalid arguments for TaskGet', true],
+    ];
+    for (const [name, args, expected, isError] of table) {
+      const outcome = await dispatchToolCall({ id: 'c', name, arguments: JSON.stringify(args) }, new Set(names), context);
+      expect(outcome.is_error, `${name} ${JSON.stringify(args)}`).toBe(isError);
+      if (isError) expect(outcome.content.startsWith(expected)).toBe(true);
+      else expect(outcome.content).toBe(expected);
+    }
+    expect(state.snapshot().tasks.map((task) => task.id)).toEqual(['1', '2']);
+    expect(state.events.page().events.filter((event) => event.type === 'task_updated')).toHaveLength(3);
   });
 });
