@@ -105,6 +105,18 @@ try {
     await session.answer({ 'Which colour?': ['Blue', { other: 'Teal' }] });
     await session.waitUntilIdle();
   });
+  model
+    .script(
+      'Share a board.',
+      call('TaskCreate', { subject: 'Root task' }),
+      call('subAgent', { title: 'Board helper', instruction: 'Use the board.', mode: 'sync' }),
+      call('TaskList', {}),
+      { content: 'Board shared.' },
+    )
+    .script('Use the board.', call('TaskCreate', { subject: 'Child task' }), call('TaskUpdate', { task_id: '2', addBlockedBy: ['1'], status: 'in_progress' }), { content: 'Child used the board.' });
+  await record('task-board', 'fake-model', { instruction: 'Share a board.' }, async (session) => {
+    await session.waitUntilIdle();
+  });
 } finally {
   await env.teardown();
   await fake.stop();
