@@ -1,7 +1,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { taskBoardUpdate } from '../shared/messages.js';
-import type { BoardReply } from '../shared/task-board-reply.js';
+import type { ToolReply } from '../shared/tool-reply.js';
 import type { TaskBoardRequest } from '../shared/tools/task-board.js';
 
 export interface TaskBoardCall {
@@ -14,7 +14,7 @@ export interface TaskBoardCall {
 /** The task-board activity of sub-agents: their operations go to the root session, which owns the board. */
 export function createTaskBoardActivities(client: Client) {
   return {
-    async callTaskBoard({ root_session_id, update_id, request }: TaskBoardCall): Promise<BoardReply> {
+    async callTaskBoard({ root_session_id, update_id, request }: TaskBoardCall): Promise<ToolReply<unknown>> {
       try {
         return await client.workflow.getHandle(root_session_id).executeUpdate(taskBoardUpdate, { args: [request], updateId: update_id });
       } catch (error) {

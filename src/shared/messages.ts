@@ -2,7 +2,7 @@ import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { EventPage, EventRange } from './events.js';
 import type { AnswerReceipt, AnswerRequest, TreeQuestionsChange } from './questions.js';
 import type { TaskBoardRequest } from './tools/task-board.js';
-import type { BoardReply } from './task-board-reply.js';
+import type { ToolReply } from './tool-reply.js';
 import type { MessageState, SessionSnapshot, TranscriptEntry, TranscriptRange, UserMessage } from './session.js';
 
 /** The public protocol of a session workflow, shared by the workflow code and the client. */
@@ -28,4 +28,4 @@ export const answerQuestionsUpdate = defineUpdate<AnswerReceipt, [AnswerRequest]
 export const treeQuestionsSignal = defineSignal<[TreeQuestionsChange]>('treeQuestions');
 
 /** A sub-agent's task-board operation, applied by the root session that owns the tree's board. */
-export const taskBoardUpdate = defineUpdate<BoardReply, [TaskBoardRequest]>('taskBoard');
+export const taskBoardUpdate = defineUpdate<ToolReply<unknown>, [TaskBoardRequest]>('taskBoard');

@@ -1,5 +1,5 @@
 import { taskCreate, taskGet, taskUpdate, type TaskBoardRequest } from '../shared/tools/task-board.js';
-import type { BoardReply } from '../shared/task-board-reply.js';
+import type { ToolReply } from '../shared/tool-reply.js';
 import type { SessionState } from './session-state.js';
 
 /** Only a root session keeps a board, and only well-formed operations reach it; returns the request with defaults applied. */
@@ -22,7 +22,7 @@ export function parseBoardRequest(state: SessionState, request: TaskBoardRequest
 }
 
 /** The update handler: validators do not run on replay, so it checks again and answers a bad request with a refusal. */
-export function applyBoardRequest(state: SessionState, request: TaskBoardRequest): BoardReply {
+export function applyBoardRequest(state: SessionState, request: TaskBoardRequest): ToolReply<unknown> {
   let parsed: TaskBoardRequest;
   try {
     parsed = parseBoardRequest(state, request);

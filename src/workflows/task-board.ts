@@ -1,4 +1,4 @@
-import type { BoardReply } from '../shared/task-board-reply.js';
+import type { ToolReply } from '../shared/tool-reply.js';
 import { maxTasks, type BoardTask, type TaskBoardRequest, type TaskCreateArgs, type TaskStatus, type TaskUpdateArgs } from '../shared/tools/task-board.js';
 
 export interface CarriedBoard {
@@ -31,7 +31,7 @@ export class TaskBoard {
     this.nextId = carried?.next_id ?? 1;
   }
 
-  apply(request: TaskBoardRequest): BoardReply {
+  apply(request: TaskBoardRequest): ToolReply<unknown> {
     switch (request.op) {
       case 'create':
         return this.create(request.args, request.session_id);
@@ -58,7 +58,7 @@ export class TaskBoard {
     return { tasks: this.tasks, next_id: this.nextId };
   }
 
-  private create(args: TaskCreateArgs, sessionId: string): BoardReply {
+  private create(args: TaskCreateArgs, sessionId: string): ToolReply<unknown> {
     if (this.tasks.length >= maxTasks) return { ok: false, error: `The board already holds ${maxTasks} tasks, the most it may; delete finished ones first.` };
     const now = this.now().toISOString();
     const task: BoardTask = {

@@ -1,9 +1,9 @@
 import { proxyActivities, uuid4 } from '@temporalio/workflow';
 import type { Activities } from '../../activities/index.js';
-import type { BoardReply } from '../../shared/task-board-reply.js';
+import type { ToolReply } from '../../shared/tool-reply.js';
 import type { TaskBoardOperation, TaskBoardRequest } from '../../shared/tools/task-board.js';
 import type { ToolContext } from './tool-context.js';
-import { ToolError } from './tool-error.js';
+import { replyText } from './reply.js';
 
 const { callTaskBoard } = proxyActivities<Activities>({ startToCloseTimeout: '1 minute', retry: { maximumAttempts: 5 } });
 
@@ -13,9 +13,8 @@ const { callTaskBoard } = proxyActivities<Activities>({ startToCloseTimeout: '1 
  */
 export async function useTaskBoard(operation: TaskBoardOperation, { state }: ToolContext): Promise<string> {
   const request = { ...operation, session_id: state.identity.session_id } as TaskBoardRequest;
-  const reply: BoardReply = state.isRoot()
+  const reply: ToolReply<unknown> = state.isRoot()
     ? state.board.apply(request)
     : await callTaskBoard({ root_session_id: state.identity.root_session_id, update_id: uuid4(), request });
-  if (!reply.ok) throw new ToolError(reply.error);
-  return JSON.stringify(reply.result);
+  return replyText(reply);
 }
