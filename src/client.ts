@@ -6,6 +6,8 @@ import { connectClient, loadConnectionSettings, type ConnectionOverrides, type C
 import { sessionInputSchema, sessionWorkflowType, type SessionOptions } from './shared/session.js';
 import { defaultTitle } from './shared/titles.js';
 import { SessionHandle } from './session-handle.js';
+import { MemoryHandle } from './memory-handle.js';
+import { defaultOwner } from './shared/tools/memory.js';
 import type { sessionWorkflow } from './workflows/session-workflow.js';
 
 export { ArborClientError } from './client-errors.js';
@@ -15,6 +17,8 @@ export type { SessionEvent, SessionEventType, EventPage } from './shared/events.
 export type { Question, QuestionOption, QuestionSet } from './shared/tools/ask-user.js';
 export type { Answers, AnswerValue, ResolvedAnswer } from './shared/answers.js';
 export type { AnswerReceipt } from './shared/questions.js';
+export type { MemoryRecord } from './shared/tools/memory.js';
+export { MemoryHandle } from './memory-handle.js';
 export type { TreeEvent, TreeReadOptions } from './events/tree-events.js';
 export type { EventReadOptions } from './events/session-events.js';
 
@@ -66,6 +70,11 @@ export class ArborClient {
   /** A handle to an existing session. The id must be a session id (a UUID). */
   session(sessionId: string): SessionHandle {
     return new SessionHandle(checkSessionId(sessionId), this.temporal);
+  }
+
+  /** The memories of an owner (default `default`), shared by all the owner's sessions. */
+  memories(owner = defaultOwner): MemoryHandle {
+    return new MemoryHandle(owner, this.temporal, this.taskQueue);
   }
 
   async close(): Promise<void> {

@@ -6,7 +6,8 @@ const toolLine = /^\/tool\s+(\S+)\s*(.*)$/;
 /**
  * Arbor's scripted demo model, for a newcomer with no model endpoint. Deterministic: its reply depends only on the
  * transcript. It plans the request with todoWrite, then answers; asked to "delegate", it runs a sync sub-agent
- * first; a request that says "ask" gets a question (askUser) before the plan. A user line `/tool <name> <json arguments>` makes
+ * first; a request that says "ask" gets a question (askUser) before the plan; one that says "remember" is saved as a
+ * memory and searched for again. A user line `/tool <name> <json arguments>` makes
  * it call exactly that tool with exactly those arguments, so every built-in tool can be reached from it.
  */
 export function demoReply(transcript: readonly TranscriptEntry[], toolNames: readonly string[]): ModelReply {
@@ -36,6 +37,13 @@ export function demoReply(transcript: readonly TranscriptEntry[], toolNames: rea
         tool_calls: [{ id: callId(0), name: 'subAgent', arguments: JSON.stringify({ title: 'Demo helper', instruction: `Help with: ${task}`, mode: 'sync' }) }],
       };
     }
+    if (toolNames.includes('saveMemory') && /\bremember\b/i.test(request)) {
+      const fact = oneLine(request.replace(/^.*?\bremember( that)?\b[\s:,]*/i, ''), 4_000) || oneLine(request, 4_000);
+      return {
+        content: '(demo model) I will remember that.',
+        tool_calls: [{ id: callId(0), name: 'saveMemory', arguments: JSON.stringify({ content: fact, tags: ['demo'] }) }],
+      };
+    }
     if (toolNames.includes('askUser') && /\bask\b/i.test(request)) {
       return {
         content: '(demo model) Before I plan this, one question.',
@@ -43,6 +51,14 @@ export function demoReply(transcript: readonly TranscriptEntry[], toolNames: rea
       };
     }
     if (toolNames.includes('todoWrite')) return plan();
+  }
+  // Saved a memory: search for it, to show it can be found again.
+  const savedOnly = replies.length === 1 && replies[0]!.tool_calls?.every((call) => call.name === 'saveMemory');
+  if (savedOnly && toolNames.includes('searchMemory')) {
+    return {
+      content: '(demo model) Let me check it can be found.',
+      tool_calls: [{ id: callId(0), name: 'searchMemory', arguments: JSON.stringify({ query: oneLine(request, 1_000), limit: 3 }) }],
+    };
   }
   // Asked first (the request said "ask"): plan once the answer is in.
   const askedOnly = replies.length === 1 && replies[0]!.tool_calls?.every((call) => call.name === 'askUser');

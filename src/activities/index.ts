@@ -7,6 +7,7 @@ import type { ModelSettings } from './model-settings.js';
 import { TranscriptCache } from './transcript-cache.js';
 import { createSessionTreeActivities } from './session-tree.js';
 import { createTaskBoardActivities } from './task-board.js';
+import { createMemoryActivities } from './memory.js';
 import { createWebActivities } from './web.js';
 import { searchConfigFromEnv, type SearchConfig } from '../web/search/index.js';
 import { allowListFromEnv, type AllowList } from '../web/fetch/index.js';
@@ -52,6 +53,7 @@ export function createActivities({
   return {
     ...createSessionTreeActivities(client),
     ...createTaskBoardActivities(client),
+    ...createMemoryActivities(client),
     ...createWebActivities({
       search,
       fetchAllow,

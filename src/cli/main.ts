@@ -4,6 +4,7 @@ import { ArborClientError } from '../client-errors.js';
 import { answerCommand } from './commands/answer.js';
 import { chatCommand } from './commands/chat.js';
 import { watchCommand } from './commands/watch.js';
+import { memoryCommand } from './commands/memory.js';
 import { devCommand } from './commands/dev.js';
 import { doctorCommand } from './commands/doctor.js';
 import { runCommand } from './commands/run.js';
@@ -33,7 +34,7 @@ export function buildProgram(): Command {
     .description('Durable LLM agent sessions on Temporal')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
-  for (const command of [devCommand, workerCommand, doctorCommand, runCommand, startCommand, sendCommand, showCommand, treeCommand, stopCommand, chatCommand, answerCommand, watchCommand]) {
+  for (const command of [devCommand, workerCommand, doctorCommand, runCommand, startCommand, sendCommand, showCommand, treeCommand, stopCommand, chatCommand, answerCommand, watchCommand, memoryCommand]) {
     program.addCommand(command.exitOverride().showHelpAfterError('(run with --help for usage)'));
   }
   return program;

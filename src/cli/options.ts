@@ -1,5 +1,6 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { loadConnectionSettings, type ConnectionSettings } from '../connection.js';
+import { ownerSchema } from '../shared/tools/memory.js';
 
 export interface ConnectionFlags {
   address?: string;
@@ -42,4 +43,10 @@ export function nonEmptyText(what: string) {
     if (!value.trim()) throw new InvalidArgumentError(`${what} is empty.`);
     return value;
   };
+}
+
+export function ownerId(value: string): string {
+  const parsed = ownerSchema.safeParse(value);
+  if (!parsed.success) throw new InvalidArgumentError(`--owner "${value}": ${parsed.error.issues[0]?.message}.`);
+  return value;
 }

@@ -2,6 +2,7 @@ import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { EventPage, EventRange } from './events.js';
 import type { AnswerReceipt, AnswerRequest, TreeQuestionsChange } from './questions.js';
 import type { TaskBoardRequest } from './tools/task-board.js';
+import type { MemoryRead, MemoryWriteRequest } from './tools/memory.js';
 import type { ToolReply } from './tool-reply.js';
 import type { MessageState, SessionSnapshot, TranscriptEntry, TranscriptRange, UserMessage } from './session.js';
 
@@ -29,3 +30,8 @@ export const treeQuestionsSignal = defineSignal<[TreeQuestionsChange]>('treeQues
 
 /** A sub-agent's task-board operation, applied by the root session that owns the tree's board. */
 export const taskBoardUpdate = defineUpdate<ToolReply<unknown>, [TaskBoardRequest]>('taskBoard');
+
+/** A write to an owner's memories (save, update, delete), applied one at a time by the owner's memory workflow. */
+export const memoryWriteUpdate = defineUpdate<ToolReply<unknown>, [MemoryWriteRequest]>('memoryWrite');
+/** A read of an owner's memories (list, search): a query, so reading adds nothing to the store's history. */
+export const memoryReadQuery = defineQuery<unknown, [MemoryRead]>('memoryRead');

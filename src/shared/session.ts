@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { TodoItem } from './tools/todo.js';
+import { ownerSchema } from './tools/memory.js';
 import type { QuestionSet } from './tools/ask-user.js';
 import type { SessionEvent } from './events.js';
 import type { BoardTask, TaskStatus } from './tools/task-board.js';
@@ -77,6 +78,8 @@ export const sessionInputSchema = z.object({
   /** Deepest sub-agent level below the root (default 4), and running sub-agents per session (default 50). */
   max_depth: z.number().int().min(0).max(64).optional(),
   max_children: z.number().int().min(0).max(1000).optional(),
+  /** Whose memories the session reads and writes (default `default`); sub-agents inherit it. */
+  owner: ownerSchema.optional(),
 });
 export type SessionOptions = z.infer<typeof sessionInputSchema>;
 
@@ -123,6 +126,7 @@ export interface LastMessage {
 
 export interface SessionSnapshot {
   session_id: string;
+  owner: string;
   title: string;
   status: SessionStatus;
   parent_session_id: string | null;

@@ -1,1 +1,2 @@
 export { sessionWorkflow } from './session-workflow.js';
+export { memoryStoreWorkflow } from './memory-store-workflow.js';

@@ -26,6 +26,7 @@ export interface StateClock {
 
 export interface SessionIdentity {
   session_id: string;
+  owner: string;
   title: string;
   parent_session_id: string | null;
   root_session_id: string;

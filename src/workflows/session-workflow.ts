@@ -40,6 +40,7 @@ import { SessionState } from './session-state.js';
 import { SubAgents } from './sub-agents.js';
 import { runTurn, type ModelCursor, type TurnSettings } from './turn.js';
 import { defaultTitle } from '../shared/titles.js';
+import { defaultOwner } from '../shared/tools/memory.js';
 
 const { prepareSession } = proxyLocalActivities<Activities>({ startToCloseTimeout: '10 seconds' });
 
@@ -53,6 +54,7 @@ export async function sessionWorkflow(input: SessionInput): Promise<SessionResul
   const state = new SessionState(
     {
       session_id: sessionId,
+      owner: input.owner ?? defaultOwner,
       title: input.title ?? defaultTitle(input.instruction),
       parent_session_id: input.parent_session_id ?? null,
       root_session_id: input.root_session_id ?? sessionId,

@@ -65,6 +65,7 @@ export class SubAgents {
       mode: request.mode,
       parent_session_id: identity.session_id,
       root_session_id: identity.root_session_id,
+      owner: identity.owner,
       ancestor_session_ids: [...identity.ancestor_session_ids, identity.session_id],
       max_depth: this.limits.maxDepth,
       max_children: this.limits.maxChildren,

@@ -10,7 +10,7 @@ const good = { question: 'Which database should we use?', header: 'Database', op
 
 function context() {
   const state = new SessionState(
-    { session_id: 's', title: 't', parent_session_id: null, root_session_id: 's', ancestor_session_ids: [], depth: 0, mode: null },
+    { session_id: 's', owner: 'default', title: 't', parent_session_id: null, root_session_id: 's', ancestor_session_ids: [], depth: 0, mode: null },
     { now: () => new Date('2026-01-01T00:00:00Z'), newId: () => 'id' },
   );
   return { state, subAgents: new SubAgents(state, { maxDepth: 4, maxChildren: 50 }), toolNames: ['askUser'], reportStatus: () => {} };

@@ -18,6 +18,7 @@ const questionSet: QuestionSet = {
 
 const snapshot: SessionSnapshot = {
   session_id: 'root-1',
+  owner: 'default',
   title: 'Deploy',
   status: 'running',
   parent_session_id: null,

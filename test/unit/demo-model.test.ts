@@ -178,3 +178,24 @@ describe('demo model delegation', () => {
     expect(demoReply(transcript, ['todoWrite']).tool_calls[0]!.name).toBe('todoWrite');
   });
 });
+
+describe('demoReply with memory tools', () => {
+  it('saves what it is told to remember, then searches for it, then answers with both results', () => {
+    const memoryTools = ['saveMemory', 'searchMemory', 'todoWrite'];
+    const transcript = [entry('user', 'Please remember that my favourite colour is green')];
+    const first = demoReply(transcript, memoryTools);
+    expect(first.tool_calls.map((call) => call.name)).toEqual(['saveMemory']);
+    expect(JSON.parse(first.tool_calls[0]!.arguments)).toEqual({ content: 'my favourite colour is green', tags: ['demo'] });
+
+    transcript.push(entry('assistant', first.content!, { tool_calls: first.tool_calls }));
+    transcript.push(entry('tool', '{"memory_id":"mem-1","saved":true}', { tool_call_id: first.tool_calls[0]!.id, name: 'saveMemory' }));
+    const second = demoReply(transcript, memoryTools);
+    expect(second.tool_calls.map((call) => call.name)).toEqual(['searchMemory']);
+
+    transcript.push(entry('assistant', second.content!, { tool_calls: second.tool_calls }));
+    transcript.push(entry('tool', '{"results":[{"memory_id":"mem-1"}]}', { tool_call_id: second.tool_calls[0]!.id, name: 'searchMemory' }));
+    const third = demoReply(transcript, memoryTools);
+    expect(third.tool_calls).toEqual([]);
+    expect(third.content).toContain('searchMemory answered: {"results":[{"memory_id":"mem-1"}]}');
+  });
+});

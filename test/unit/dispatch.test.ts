@@ -14,7 +14,7 @@ const allTools: ReadonlySet<string> = new Set(['todoWrite']);
 let state: SessionState;
 
 beforeEach(() => {
-  state = new SessionState({ session_id: 's', title: 't', parent_session_id: null, root_session_id: 's', ancestor_session_ids: [], depth: 0, mode: null }, clock);
+  state = new SessionState({ session_id: 's', owner: 'default', title: 't', parent_session_id: null, root_session_id: 's', ancestor_session_ids: [], depth: 0, mode: null }, clock);
 });
 
 afterEach(() => {

@@ -40,7 +40,7 @@ describe('EventLog', () => {
 describe('session events', () => {
   it('emits messages, tool calls, shortened results, todos and status changes', () => {
     const state = new SessionState(
-      { session_id: 's', title: 't', parent_session_id: null, root_session_id: 's', ancestor_session_ids: [], depth: 0, mode: null },
+      { session_id: 's', owner: 'default', title: 't', parent_session_id: null, root_session_id: 's', ancestor_session_ids: [], depth: 0, mode: null },
       { now, newId: () => 'id' },
     );
     state.setStatus('running');

@@ -15,6 +15,7 @@ function fakeClock(start = Date.parse('2024-05-01T10:00:00.000Z')): StateClock &
 
 const identity: SessionIdentity = {
   session_id: 'sess-1',
+  owner: 'default',
   title: 'Plan the trip',
   parent_session_id: 'sess-0',
   root_session_id: 'sess-root',
@@ -197,6 +198,7 @@ describe('snapshot', () => {
     const snapshot = state.snapshot();
     expect(snapshot).toEqual({
       session_id: 'sess-1',
+      owner: 'default',
       title: 'Plan the trip',
       status: 'running',
       parent_session_id: 'sess-0',

@@ -97,7 +97,7 @@ describe('the task board', () => {
 describe('task board tool calls at the root session', () => {
   it('answers a table of good and bad calls with exact results', async () => {
     const state = new SessionState(
-      { session_id: 'root', title: 't', parent_session_id: null, root_session_id: 'root', ancestor_session_ids: [], depth: 0, mode: null },
+      { session_id: 'root', owner: 'default', title: 't', parent_session_id: null, root_session_id: 'root', ancestor_session_ids: [], depth: 0, mode: null },
       { now, newId: () => 'id' },
     );
     const names = ['TaskCreate', 'TaskGet', 'TaskUpdate', 'TaskList'];

@@ -1,12 +1,13 @@
 import { Command } from 'commander';
 import { withClient } from '../with-client.js';
 import { createOutput } from '../output.js';
-import { connectionSettingsFrom, nonEmptyText, positiveInteger, withConnectionFlags, type ConnectionFlags } from '../options.js';
+import { connectionSettingsFrom, nonEmptyText, ownerId, positiveInteger, withConnectionFlags, type ConnectionFlags } from '../options.js';
 
 export interface SessionFlags extends ConnectionFlags {
   title?: string;
   model?: string;
   maxToolRounds?: number;
+  owner?: string;
   json?: boolean;
 }
 
@@ -15,6 +16,7 @@ export function withSessionFlags(command: Command): Command {
     .option('--title <title>', 'session title (default: the start of the instruction)')
     .option('--model <name>', "model for this session (default: the worker's ARBOR_MODEL)")
     .option('--max-tool-rounds <n>', 'model calls allowed in one turn', positiveInteger('--max-tool-rounds'))
+    .option('--owner <id>', 'whose memories the session uses (default "default")', ownerId)
     .option('--json', 'print one JSON object');
 }
 
@@ -24,6 +26,7 @@ export function sessionOptionsFrom(instruction: string, flags: SessionFlags) {
     ...(flags.title ? { title: flags.title } : {}),
     ...(flags.model ? { model: flags.model } : {}),
     ...(flags.maxToolRounds ? { max_tool_rounds: flags.maxToolRounds } : {}),
+    ...(flags.owner ? { owner: flags.owner } : {}),
   };
 }
 

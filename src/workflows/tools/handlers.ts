@@ -9,6 +9,7 @@ import { postNotification } from './notify-handler.js';
 import { writeTodos } from './todo-handler.js';
 import { askQuestions } from './ask-user-handler.js';
 import { useTaskBoard } from './task-board-handlers.js';
+import { readMemory, writeMemory } from './memory-handlers.js';
 
 type ToolHandler<T extends BuiltinTool> = (args: ToolArgs<T>, context: ToolContext) => string | Promise<string>;
 
@@ -34,4 +35,9 @@ export const toolHandlers: ToolHandlers = {
   TaskGet: (args, context) => useTaskBoard({ op: 'get', args }, context),
   TaskUpdate: (args, context) => useTaskBoard({ op: 'update', args }, context),
   TaskList: (_args, context) => useTaskBoard({ op: 'list' }, context),
+  saveMemory: (args, context) => writeMemory({ op: 'save', args }, context),
+  updateMemory: (args, context) => writeMemory({ op: 'update', args }, context),
+  deleteMemory: (args, context) => writeMemory({ op: 'delete', args }, context),
+  listMemories: (args, context) => readMemory({ op: 'list', args }, context),
+  searchMemory: (args, context) => readMemory({ op: 'search', args }, context),
 };

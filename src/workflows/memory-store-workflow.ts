@@ -1,0 +1,55 @@
+import { allHandlersFinished, condition, continueAsNew, setHandler, workflowInfo } from '@temporalio/workflow';
+import { memoryReadQuery, memoryWriteUpdate } from '../shared/messages.js';
+import { deleteMemory, listMemories, saveMemory, searchMemory, updateMemory, type MemoryRead, type MemoryWriteRequest } from '../shared/tools/memory.js';
+import { MemoryStore, type CarriedMemories } from './memory-store.js';
+
+export interface MemoryStoreInput {
+  owner: string;
+  carried?: CarriedMemories;
+}
+
+/** Writes per run before the store continues as new, keeping each run's history short. */
+const writesPerRun = 500;
+
+/**
+ * One owner's memory store: an entity workflow that runs as long as the owner has memories. Writes are updates
+ * (validated, applied in order, deduplicated by update id); reads are queries.
+ */
+export async function memoryStoreWorkflow(input: MemoryStoreInput): Promise<void> {
+  const store = new MemoryStore(() => new Date(), input.carried);
+  let writes = 0;
+  setHandler(
+    memoryWriteUpdate,
+    (request) => {
+      const parsed = parseWrite(request);
+      if (!parsed.ok) return parsed;
+      writes += 1;
+      return store.write(parsed.request);
+    },
+    {
+      validator: (request) => {
+        const parsed = parseWrite(request);
+        if (!parsed.ok) throw new Error(parsed.error);
+      },
+    },
+  );
+  setHandler(memoryReadQuery, (request) => store.read(parseRead(request)));
+  await condition(() => writes >= writesPerRun || workflowInfo().continueAsNewSuggested);
+  await condition(allHandlersFinished);
+  await continueAsNew<typeof memoryStoreWorkflow>({ owner: input.owner, carried: store.carry() });
+}
+
+const writeSchemas = { save: saveMemory.input, update: updateMemory.input, delete: deleteMemory.input } as const;
+
+function parseWrite(request: MemoryWriteRequest): { ok: true; request: MemoryWriteRequest } | { ok: false; error: string } {
+  const schema = writeSchemas[request?.op as keyof typeof writeSchemas];
+  if (!schema || typeof request.session_id !== 'string') return { ok: false, error: 'A memory write is {op: save|update|delete, session_id, args}.' };
+  const parsed = schema.safeParse(request.args);
+  if (!parsed.success) return { ok: false, error: `Invalid ${request.op} arguments: ${parsed.error.issues.map((issue) => issue.message).join('; ')}` };
+  return { ok: true, request: { ...request, args: parsed.data } as MemoryWriteRequest };
+}
+
+function parseRead(request: MemoryRead): MemoryRead {
+  if (request?.op === 'search') return { op: 'search', args: searchMemory.input.parse(request.args) };
+  return { op: 'list', args: listMemories.input.parse(request?.args ?? {}) };
+}
