@@ -17,6 +17,7 @@ import { locateBinaryPath } from '../../src/temporal/binaries.js';
 import { workflowsPath } from '../../src/workflows-location.js';
 import { FakeOpenAI } from '../support/fake-openai.js';
 import { call, ScriptedModel } from '../support/scripted-model.js';
+import { memoryStoreId } from '../../src/shared/tools/memory.js';
 
 const fake = await new FakeOpenAI().start();
 const env = await TestWorkflowEnvironment.createLocal({
@@ -116,6 +117,20 @@ try {
     .script('Use the board.', call('TaskCreate', { subject: 'Child task' }), call('TaskUpdate', { task_id: '2', addBlockedBy: ['1'], status: 'in_progress' }), { content: 'Child used the board.' });
   await record('task-board', 'fake-model', { instruction: 'Share a board.' }, async (session) => {
     await session.waitUntilIdle();
+  });
+  model.script(
+    'Remember for later.',
+    { toolCalls: [{ name: 'saveMemory', arguments: JSON.stringify({ content: 'Ship on Fridays.', tags: ['release'] }) }] },
+    call('updateMemory', { memory_id: 'mem-1', tags: ['release', 'team'] }),
+    call('searchMemory', { query: 'when do we ship' }),
+    { content: 'Remembered and found.' },
+  );
+  await record('memory', 'fake-model', { instruction: 'Remember for later.', owner: 'history' }, async (session) => {
+    await session.waitUntilIdle();
+    if (wanted.length === 0 || wanted.includes('memory')) {
+      const history = await env.client.workflow.getHandle(memoryStoreId('history')).fetchHistory();
+      await writeFile(fileURLToPath(new URL('./memory-store.json', import.meta.url)), `${historyToJSON(history)}\n`);
+    }
   });
 } finally {
   await env.teardown();
