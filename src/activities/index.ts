@@ -12,7 +12,7 @@ import { createWebActivities } from './web.js';
 import { searchConfigFromEnv, type SearchConfig } from '../web/search/index.js';
 import { allowListFromEnv, type AllowList } from '../web/fetch/index.js';
 import { createOpenAIClient } from './openai-client.js';
-import { questionTimeoutFromEnv } from './question-settings.js';
+import { loopLimitsFromEnv, questionTimeoutFromEnv } from './durations.js';
 
 export interface ActivityDependencies {
   client: Client;
@@ -25,6 +25,8 @@ export interface ActivityDependencies {
   fetchAllow?: AllowList;
   /** How long askUser waits for an answer (default: ARBOR_QUESTION_TIMEOUT; unset waits without limit). */
   questionTimeoutSeconds?: number | undefined;
+  /** Loop limits (default: ARBOR_LOOP_MIN_INTERVAL, ARBOR_LOOP_MAX_AGE; else 10 seconds and 7 days). */
+  loopLimits?: { min_interval_seconds?: number; max_age_seconds?: number };
 }
 
 const transcriptPageSize = 500;
@@ -37,6 +39,7 @@ export function createActivities({
   search = searchConfigFromEnv(),
   fetchAllow = allowListFromEnv(),
   questionTimeoutSeconds = questionTimeoutFromEnv(),
+  loopLimits = loopLimitsFromEnv(),
 }: ActivityDependencies) {
   const unavailableTools = search.engines.length === 0 ? ['webSearch'] : [];
   const transcripts = new TranscriptCache(async (sessionId, runId, count) => {
@@ -70,6 +73,8 @@ export function createActivities({
         search_attributes: searchAttributes,
         ...(unavailableTools.length > 0 ? { unavailable_tools: unavailableTools } : {}),
         ...(questionTimeoutSeconds !== undefined ? { question_timeout_seconds: questionTimeoutSeconds } : {}),
+        ...(loopLimits.min_interval_seconds !== undefined ? { loop_min_interval_seconds: loopLimits.min_interval_seconds } : {}),
+        ...(loopLimits.max_age_seconds !== undefined ? { loop_max_age_seconds: loopLimits.max_age_seconds } : {}),
       };
     },
   };

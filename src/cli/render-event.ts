@@ -30,6 +30,10 @@ export function renderTreeEvent({ event, session }: TreeEvent, options: { showUs
       return [line(event.revision === 0 ? '  plan cleared' : `  plan revision ${event.revision} (${event.size} characters)${event.title ? `: ${event.title}` : ''}`)];
     case 'notification':
       return [line(`  🔔 [${event.notification_type}] ${event.title}: ${event.message}${event.link ? ` (${event.link})` : ''}`)];
+    case 'goal_updated':
+      return [line(`  ◎ goal ${event.goal_id} ${event.status} (${event.completed_turns}/${event.max_turns} turns)`)];
+    case 'loop_updated':
+      return [line(`  ↻ loop ${event.loop_id} ${event.status}, ${event.firings} firing(s)${event.next_fire_at ? `, next at ${event.next_fire_at}` : ''}`)];
     case 'task_updated':
       return [line(`  ▪ task ${event.task_id} ${event.status}: ${abbreviate(event.subject, 100)}`)];
     case 'status_changed':

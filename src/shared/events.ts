@@ -3,6 +3,8 @@ import type { SessionStatus } from './session.js';
 import type { Question } from './tools/ask-user.js';
 import type { TodoItem } from './tools/todo.js';
 import type { TaskStatus } from './tools/task-board.js';
+import type { GoalStatus } from './tools/goals.js';
+import type { LoopStatus } from './tools/loops.js';
 import type { notificationTypes } from './tools/notify.js';
 
 /** What happened in a session, as people watching it see it. Long texts are shortened (`truncated: true`); the transcript keeps them whole. */
@@ -18,6 +20,8 @@ export type SessionEventBody =
   | { type: 'todos_updated'; todos: TodoItem[] }
   | { type: 'plan_updated'; title: string | null; revision: number; size: number }
   | { type: 'notification'; notification_type: (typeof notificationTypes)[number]; title: string; message: string; source?: string; link?: string }
+  | { type: 'goal_updated'; goal_id: string; status: GoalStatus; completed_turns: number; max_turns: number }
+  | { type: 'loop_updated'; loop_id: string; status: LoopStatus; firings: number; next_fire_at: string | null }
   | { type: 'task_updated'; task_id: string; subject: string; status: TaskStatus | 'deleted' }
   | { type: 'status_changed'; from: SessionStatus; to: SessionStatus }
   | { type: 'notice'; content: string }

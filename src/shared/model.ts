@@ -34,6 +34,9 @@ export interface SessionEnvironment {
   unavailable_tools?: string[];
   /** How long askUser waits for the user before telling the model nobody answered; absent waits without limit. */
   question_timeout_seconds?: number;
+  /** Loop limits of this deployment; absent means the defaults (10 seconds, 7 days). */
+  loop_min_interval_seconds?: number;
+  loop_max_age_seconds?: number;
 }
 
 /** ApplicationFailure type of a model request the provider refused (400, 401, 403, 404, 422): retrying cannot help. */

@@ -4,6 +4,8 @@ import { ownerSchema } from './tools/memory.js';
 import type { QuestionSet } from './tools/ask-user.js';
 import type { SessionEvent } from './events.js';
 import type { BoardTask, TaskStatus } from './tools/task-board.js';
+import type { Goal } from './tools/goals.js';
+import type { Loop } from './tools/loops.js';
 
 /** Lifecycle of a session. `waiting_for_user` is reserved for askUser. */
 export const sessionStatuses = ['running', 'idle', 'waiting_for_user', 'completed', 'stopped', 'failed'] as const;
@@ -100,6 +102,9 @@ export interface CarriedState {
   tree_questions?: (QuestionSet & { ancestor_session_ids: string[] })[];
   question_timeout_seconds?: number;
   task_board?: { tasks: BoardTask[]; next_id: number };
+  goals?: Goal[];
+  loops?: Loop[];
+  loop_limits?: { min_interval_seconds: number; max_age_seconds: number };
 }
 
 export interface SessionInput extends SessionOptions {
@@ -151,6 +156,8 @@ export interface SessionSnapshot {
   pending_questions: QuestionSet[];
   /** Root sessions: the tree's task board, as TaskList shows it. */
   tasks: { id: string; subject: string; status: TaskStatus; owner: string | null; blockedBy: string[] }[];
+  goals: Goal[];
+  loops: Loop[];
   /** The seq of the newest event (0 before the first); read events with the events query or the SDK. */
   last_event_seq: number;
 }

@@ -18,6 +18,9 @@ import { eventTextLimits } from '../shared/events.js';
 import type { TreeQuestionsChange } from '../shared/questions.js';
 import { EventLog, shorten } from './event-log.js';
 import { TaskBoard } from './task-board.js';
+import { Goals, goalContinuationPrefix } from './goals.js';
+import { Loops, loopFiringPrefix, type LoopLimits } from './loops.js';
+import { defaultLoopMaxAgeSeconds, defaultLoopMinIntervalSeconds } from '../shared/tools/loops.js';
 
 export interface StateClock {
   now(): Date;
@@ -60,6 +63,12 @@ export class SessionState {
   readonly events: EventLog;
   /** The tree's task board; only the root session's is used. */
   readonly board: TaskBoard;
+  readonly goals: Goals;
+  readonly loops: Loops;
+  /** This deployment's loop limits (from the worker's environment when the session began). */
+  loopLimits: LoopLimits;
+  /** The loop whose firing started the running turn (completeLoop ends it). */
+  runningLoopId: string | null = null;
   readonly createdAt: string;
   updatedAt: string;
 
@@ -81,6 +90,16 @@ export class SessionState {
     this.treeQuestions = carried?.tree_questions ?? [];
     this.questionTimeoutSeconds = carried?.question_timeout_seconds ?? null;
     this.events = new EventLog(identity.session_id, () => clock.now(), carried?.events);
+    this.goals = new Goals(carried?.goals ?? [], () => clock.now(), () => clock.newId(), (goal) =>
+      this.events.emit({ type: 'goal_updated', goal_id: goal.goal_id, status: goal.status, completed_turns: goal.completed_turns, max_turns: goal.max_turns }),
+    );
+    this.loops = new Loops(carried?.loops ?? [], () => clock.now(), () => clock.newId(), (loop) =>
+      this.events.emit({ type: 'loop_updated', loop_id: loop.loop_id, status: loop.status, firings: loop.firings, next_fire_at: loop.next_fire_at }),
+    );
+    this.loopLimits = {
+      minIntervalSeconds: carried?.loop_limits?.min_interval_seconds ?? defaultLoopMinIntervalSeconds,
+      maxAgeSeconds: carried?.loop_limits?.max_age_seconds ?? defaultLoopMaxAgeSeconds,
+    };
     this.board = new TaskBoard(() => clock.now(), carried?.task_board, (change) => this.events.emit({ type: 'task_updated', ...change }));
     this.createdAt = carried?.created_at ?? now;
     this.updatedAt = now;
@@ -105,9 +124,13 @@ export class SessionState {
     this.touch();
   }
 
+  /** Takes the queued messages into a turn. A goal continuation gives way to anything else queued with it (it is made again after the turn). */
   takeInbox(): InboxMessage[] {
-    const taken = this.inbox;
+    const others = this.inbox.filter((message) => !message.id.startsWith(goalContinuationPrefix));
+    const taken = others.length > 0 ? others : this.inbox;
     this.inbox = [];
+    const firing = [...taken].reverse().find((message) => message.id.startsWith(loopFiringPrefix));
+    this.runningLoopId = firing ? firing.id.slice(loopFiringPrefix.length, firing.id.lastIndexOf(':')) : null;
     return taken;
   }
 
@@ -230,6 +253,8 @@ export class SessionState {
       waiting: this.waiting,
       pending_questions: this.pendingQuestions(),
       tasks: this.isRoot() ? this.board.list() : [],
+      goals: this.goals.goals,
+      loops: this.loops.loops,
       last_event_seq: this.events.lastSeq,
     };
   }
@@ -248,6 +273,9 @@ export class SessionState {
       plan: this.plan,
       events: this.events.carry(),
       ...(this.board.tasks.length > 0 ? { task_board: this.board.carry() } : {}),
+      ...(this.goals.goals.length > 0 ? { goals: this.goals.goals } : {}),
+      ...(this.loops.loops.length > 0 ? { loops: this.loops.loops } : {}),
+      loop_limits: { min_interval_seconds: this.loopLimits.minIntervalSeconds, max_age_seconds: this.loopLimits.maxAgeSeconds },
       ...(this.treeQuestions.length > 0 ? { tree_questions: this.treeQuestions } : {}),
       ...(this.questionTimeoutSeconds !== null ? { question_timeout_seconds: this.questionTimeoutSeconds } : {}),
     };

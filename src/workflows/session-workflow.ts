@@ -3,6 +3,7 @@ import {
   condition,
   continueAsNew,
   isCancellation,
+  patched,
   proxyLocalActivities,
   setHandler,
   upsertSearchAttributes,
@@ -39,6 +40,7 @@ import { toolNames } from '../shared/tools/registry.js';
 import { SessionState } from './session-state.js';
 import { SubAgents } from './sub-agents.js';
 import { runTurn, type ModelCursor, type TurnSettings } from './turn.js';
+import { runLoopClock } from './loop-clock.js';
 import { defaultTitle } from '../shared/titles.js';
 import { defaultOwner } from '../shared/tools/memory.js';
 
@@ -110,9 +112,14 @@ export async function sessionWorkflow(input: SessionInput): Promise<SessionResul
       state.searchAttributes = environment.search_attributes;
       state.unavailableTools = environment.unavailable_tools ?? [];
       state.questionTimeoutSeconds = environment.question_timeout_seconds ?? null;
+      state.loopLimits = {
+        minIntervalSeconds: environment.loop_min_interval_seconds ?? state.loopLimits.minIntervalSeconds,
+        maxAgeSeconds: environment.loop_max_age_seconds ?? state.loopLimits.maxAgeSeconds,
+      };
       if (state.searchAttributes) upsertSearchAttributes(identityAttributes(state));
     }
     settings.toolNames = chooseTools();
+    void runLoopClock(state);
     for (;;) {
       await condition(() => state.inbox.length > 0);
       reportStatus('running');
@@ -122,12 +129,18 @@ export async function sessionWorkflow(input: SessionInput): Promise<SessionResul
         state.append({ id: message.id, role: 'user', content: message.content, turn: state.turn });
       }
       const outcome = await runTurn(state, settings, cursor, { subAgents, reportStatus });
+      if (outcome !== 'model_failed') {
+        // Active goals drive the next turn, unless a message (which always comes first) is already waiting.
+        const continuation = state.goals.afterTurn(state.turn);
+        if (continuation && state.inbox.length === 0) state.enqueue(continuation);
+      }
       if (state.inbox.length > 0) continue;
       if (closesWhenDone) {
-        // A sub-agent is done when nothing is queued and none of its own sub-agents still runs.
-        if (state.runningChildren().length > 0) {
+        // A sub-agent is done when nothing is queued, none of its own sub-agents runs and none of its loops can fire.
+        const busy = () => state.runningChildren().length > 0 || state.loops.live().length > 0;
+        if (busy()) {
           reportStatus('idle');
-          await condition(() => state.inbox.length > 0 || state.runningChildren().length === 0);
+          await condition(() => state.inbox.length > 0 || !busy());
           if (state.inbox.length > 0) continue;
         }
         reportStatus(outcome === 'model_failed' ? 'failed' : 'completed');
@@ -135,7 +148,7 @@ export async function sessionWorkflow(input: SessionInput): Promise<SessionResul
       }
       reportStatus('idle');
       // Children are followed by this run's handles, so a session continues as new only when none runs.
-      if (workflowInfo().continueAsNewSuggested && state.runningChildren().length === 0) {
+      if (shouldContinueAsNew() && state.runningChildren().length === 0) {
         await condition(allHandlersFinished);
         await continueAsNew<typeof sessionWorkflow>({ ...input, instruction: undefined, title: state.identity.title, carried: state.carry() });
       }
@@ -149,6 +162,17 @@ export async function sessionWorkflow(input: SessionInput): Promise<SessionResul
     }
     throw error;
   }
+}
+
+/** Continue as new when Temporal suggests it, or (newer runs) before the history nears Temporal's warning threshold. */
+const continueAsNewHistoryLength = 5_000;
+const continueAsNewHistoryBytes = 10 * 1024 * 1024;
+
+function shouldContinueAsNew(): boolean {
+  const info = workflowInfo();
+  if (info.continueAsNewSuggested) return true;
+  if (info.historyLength < continueAsNewHistoryLength && info.historySize < continueAsNewHistoryBytes) return false;
+  return patched('continue-as-new-at-history-length');
 }
 
 function identityAttributes(state: SessionState): SearchAttributeUpdatePair[] {

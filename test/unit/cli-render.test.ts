@@ -40,6 +40,8 @@ const snapshot: SessionSnapshot = {
   waiting: null,
   pending_questions: [questionSet],
   tasks: [{ id: '2', subject: 'Ship', status: 'pending', owner: 'worker 1', blockedBy: ['1'] }],
+  goals: [],
+  loops: [],
   last_event_seq: 9,
 };
 

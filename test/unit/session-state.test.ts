@@ -220,6 +220,8 @@ describe('snapshot', () => {
       waiting: null,
       pending_questions: [],
       tasks: [],
+      goals: [],
+      loops: [],
       last_event_seq: 3,
     });
   });

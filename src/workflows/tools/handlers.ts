@@ -10,6 +10,8 @@ import { writeTodos } from './todo-handler.js';
 import { askQuestions } from './ask-user-handler.js';
 import { useTaskBoard } from './task-board-handlers.js';
 import { readMemory, writeMemory } from './memory-handlers.js';
+import { endGoal, startGoal } from './goal-handlers.js';
+import { cancelLoopById, completeRunningLoop, listAllLoops, pauseLoopById, resumeLoopById, startLoop } from './loop-handlers.js';
 
 type ToolHandler<T extends BuiltinTool> = (args: ToolArgs<T>, context: ToolContext) => string | Promise<string>;
 
@@ -40,4 +42,13 @@ export const toolHandlers: ToolHandlers = {
   deleteMemory: (args, context) => writeMemory({ op: 'delete', args }, context),
   listMemories: (args, context) => readMemory({ op: 'list', args }, context),
   searchMemory: (args, context) => readMemory({ op: 'search', args }, context),
+  createGoal: (args, context) => startGoal(args, context),
+  completeGoal: (args, context) => endGoal(args.goal_id, 'completed', context),
+  cancelGoal: (args, context) => endGoal(args.goal_id, 'cancelled', context),
+  createLoop: (args, context) => startLoop(args, context),
+  cancelLoop: (args, context) => cancelLoopById(args.loop_id, context),
+  completeLoop: (args, context) => completeRunningLoop(args.reason, context),
+  listLoops: (_args, context) => listAllLoops(context),
+  pauseLoop: (args, context) => pauseLoopById(args.loop_id, context),
+  resumeLoop: (args, context) => resumeLoopById(args.loop_id, context),
 };
