@@ -7,7 +7,7 @@ const toolLine = /^\/tool\s+(\S+)\s*(.*)$/;
  * Arbor's scripted demo model, for a newcomer with no model endpoint. Deterministic: its reply depends only on the
  * transcript. It plans the request with todoWrite, then answers; asked to "delegate", it runs a sync sub-agent
  * first; a request that says "ask" gets a question (askUser) before the plan; one that says "remember" is saved as a
- * memory and searched for again. A user line `/tool <name> <json arguments>` makes
+ * memory and searched for again; one that says "goal" sets a goal, which the next (automatic) turn completes. A user line `/tool <name> <json arguments>` makes
  * it call exactly that tool with exactly those arguments, so every built-in tool can be reached from it.
  */
 export function demoReply(transcript: readonly TranscriptEntry[], toolNames: readonly string[]): ModelReply {
@@ -35,6 +35,19 @@ export function demoReply(transcript: readonly TranscriptEntry[], toolNames: rea
       return {
         content: '(demo model) I will hand this to a sub-agent and wait for it.',
         tool_calls: [{ id: callId(0), name: 'subAgent', arguments: JSON.stringify({ title: 'Demo helper', instruction: `Help with: ${task}`, mode: 'sync' }) }],
+      };
+    }
+    const continuedGoal = /^\[Goal continuation\][\s\S]*?- (goal-[0-9a-f]+) /.exec(request);
+    if (continuedGoal && toolNames.includes('completeGoal')) {
+      return {
+        content: '(demo model) Checking the goal: the answer is written, so the goal is met.',
+        tool_calls: [{ id: callId(0), name: 'completeGoal', arguments: JSON.stringify({ goal_id: continuedGoal[1] }) }],
+      };
+    }
+    if (toolNames.includes('createGoal') && /\bgoal\b/i.test(request)) {
+      return {
+        content: '(demo model) I will set this as a goal and keep working until it is met.',
+        tool_calls: [{ id: callId(0), name: 'createGoal', arguments: JSON.stringify({ condition: `An answer to: ${oneLine(request, 300)}`, max_turns: 3 }) }],
       };
     }
     if (toolNames.includes('saveMemory') && /\bremember\b/i.test(request)) {

@@ -261,7 +261,7 @@ export class SessionState {
 
   carry(): CarriedState {
     return {
-      transcript: this.transcript,
+      transcript: compactTranscript(this.transcript, this.clock.now().toISOString()),
       inbox: this.inbox,
       turn: this.turn,
       model: this.model,
@@ -284,4 +284,31 @@ export class SessionState {
   private touch(): void {
     this.updatedAt = this.clock.now().toISOString();
   }
+}
+
+/** The most transcript entries a continue-as-new carries: the conversation's recent part, which the model sees next. */
+export const carriedTranscriptEntries = 400;
+
+/**
+ * Keeps a long conversation's newest entries across continue-as-new, starting at a user message so no tool result is
+ * cut from its call, with a notice of how much was left behind. The carried state then stays well under Temporal's
+ * 2 MB payload limit however long the session lives.
+ */
+export function compactTranscript(transcript: TranscriptEntry[], now: string): TranscriptEntry[] {
+  if (transcript.length <= carriedTranscriptEntries) return transcript;
+  const cut = transcript.length - carriedTranscriptEntries;
+  const isUser = (index: number) => transcript[index]!.role === 'user';
+  let start = cut;
+  while (start < transcript.length && !isUser(start)) start++;
+  // One turn longer than the whole allowance: keep it from its user message.
+  if (start === transcript.length) for (start = cut; start > 0 && !isUser(start); start--);
+  const kept = transcript.slice(start);
+  const dropped = transcript.length - kept.length;
+  const notice: TranscriptEntry = {
+    id: `compacted:${transcript[start - 1]?.id ?? 'start'}`,
+    role: 'notice',
+    content: `${dropped} earlier transcript entries were compacted away when the session continued as new; the conversation goes on from here.`,
+    created_at: now,
+  };
+  return [notice, ...kept];
 }

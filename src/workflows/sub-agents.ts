@@ -10,6 +10,9 @@ import {
 import { sessionWorkflowType, type SessionInput, type SessionResult, type SessionStatus } from '../shared/session.js';
 import { eventTextLimits } from '../shared/events.js';
 import { shorten } from './event-log.js';
+
+/** The message id prefix of a finished async sub-agent's notice to its parent. */
+export const subAgentNoticePrefix = 'sub-agent-finished:';
 import type { SubAgentMode } from '../shared/tools/sub-agents.js';
 import type { SessionState } from './session-state.js';
 
@@ -141,7 +144,7 @@ export class SubAgents {
 
   private notify(id: string, title: string, result: SessionResult): void {
     this.state.enqueue({
-      id: `sub-agent-finished:${id}`,
+      id: `${subAgentNoticePrefix}${id}`,
       content:
         `[Sub-agent notice] Sub-agent "${title}" (sub_session_id ${id}) finished with status ${result.status}. ` +
         `Its final message:\n${result.final_message ?? '(no message)'}`,
@@ -150,7 +153,7 @@ export class SubAgents {
 
   private notifyFailure(id: string, title: string): void {
     this.state.enqueue({
-      id: `sub-agent-finished:${id}`,
+      id: `${subAgentNoticePrefix}${id}`,
       content: `[Sub-agent notice] Sub-agent "${title}" (sub_session_id ${id}) failed before it finished.`,
     });
   }

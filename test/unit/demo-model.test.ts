@@ -199,3 +199,15 @@ describe('demoReply with memory tools', () => {
     expect(third.content).toContain('searchMemory answered: {"results":[{"memory_id":"mem-1"}]}');
   });
 });
+
+describe('demoReply with goals', () => {
+  it('sets a goal when asked, and completes it on the continuation turn', () => {
+    const goalTools = ['createGoal', 'completeGoal', 'todoWrite'];
+    const first = demoReply([entry('user', 'Make this a goal: write a haiku')], goalTools);
+    expect(first.tool_calls.map((call) => call.name)).toEqual(['createGoal']);
+    expect(JSON.parse(first.tool_calls[0]!.arguments)).toMatchObject({ max_turns: 3 });
+    const continuation = entry('user', '[Goal continuation] Keep working toward your active goal(s):\n- goal-1a2b3c4d (turn 2 of at most 3): An answer\nWhen...');
+    const second = demoReply([continuation], goalTools);
+    expect(second.tool_calls).toEqual([{ id: 'demo_1_0', name: 'completeGoal', arguments: '{"goal_id":"goal-1a2b3c4d"}' }]);
+  });
+});

@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { TranscriptEntry } from '../../src/shared/session.js';
-import { SessionState, type SessionIdentity, type StateClock } from '../../src/workflows/session-state.js';
+import { carriedTranscriptEntries, compactTranscript, SessionState, type SessionIdentity, type StateClock } from '../../src/workflows/session-state.js';
 
 /** A clock that advances one second per `now()` call, so every timestamp it hands out is distinct. */
 function fakeClock(start = Date.parse('2024-05-01T10:00:00.000Z')): StateClock & { calls: number } {
@@ -276,5 +276,31 @@ describe('carry', () => {
     expect(next.inbox).toEqual([{ id: 'q1', content: 'later' }]);
     expect(next.messageState('u1')).toBe('handled');
     expect(next.messageState('q1')).toBe('queued');
+  });
+});
+
+describe('compactTranscript', () => {
+  const entry = (role: TranscriptEntry['role'], n: number): TranscriptEntry => ({ id: `e${n}`, role, content: `${role} ${n}`, created_at: 't' });
+
+  it('leaves a short transcript alone', () => {
+    const short = [entry('user', 0), entry('assistant', 1)];
+    expect(compactTranscript(short, 'now')).toBe(short);
+  });
+
+  it('keeps the newest entries from a user message on, behind a notice of what was left out', () => {
+    const long = Array.from({ length: carriedTranscriptEntries + 10 }, (_, n) => entry(n % 3 === 0 ? 'user' : n % 3 === 1 ? 'assistant' : 'tool', n));
+    const kept = compactTranscript(long, 'now');
+    expect(kept[0]).toMatchObject({ role: 'notice', created_at: 'now' });
+    expect(kept[1]!.role).toBe('user');
+    expect(kept.length).toBeLessThanOrEqual(carriedTranscriptEntries + 1);
+    expect(kept.at(-1)).toBe(long.at(-1));
+    expect(kept[0]!.content).toBe(`${long.length - kept.length + 1} earlier transcript entries were compacted away when the session continued as new; the conversation goes on from here.`);
+  });
+
+  it('keeps a turn longer than the allowance whole, from its user message', () => {
+    const long = [entry('user', 0), entry('assistant', 1), entry('user', 2), ...Array.from({ length: carriedTranscriptEntries + 5 }, (_, n) => entry('tool', n + 3))];
+    const kept = compactTranscript(long, 'now');
+    expect(kept[1]).toBe(long[2]);
+    expect(kept).toHaveLength(long.length - 2 + 1);
   });
 });

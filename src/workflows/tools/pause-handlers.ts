@@ -1,4 +1,5 @@
-import { condition } from '@temporalio/workflow';
+import { condition, patched } from '@temporalio/workflow';
+import { isUserMessage } from '../inbox.js';
 import type { ToolArgs } from '../../shared/tools/define-tool.js';
 import { maxWaitSeconds, type wait } from '../../shared/tools/pause.js';
 import type { ToolContext } from './tool-context.js';
@@ -24,8 +25,11 @@ export async function waitFor(args: ToolArgs<typeof wait>, { state }: ToolContex
   }
   const until = new Date(now + ms).toISOString();
   state.waiting = { until, reason: args.reason ?? null };
+  // Newer runs wait through loop firings, goal continuations and sub-agent notices: only a person's message cuts a wait short.
+  const userMessagesOnly = patched('wait-ends-on-user-messages-only');
+  const arrived = () => (userMessagesOnly ? state.inbox.some((message) => isUserMessage(message.id)) : state.inbox.length > 0);
   try {
-    const interrupted = await condition(() => state.inbox.length > 0, ms);
+    const interrupted = await condition(arrived, ms);
     const waited = Math.round((Date.now() - now) / 1000);
     return interrupted
       ? `The wait was cut short after ${waited} s: a new message arrived. It will be handled after this turn.`

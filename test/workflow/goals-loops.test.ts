@@ -1,0 +1,194 @@
+import { randomUUID } from 'node:crypto';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ModelSettings } from '../../src/activities/model-settings.js';
+import { SessionHandle } from '../../src/session-handle.js';
+import { sessionWorkflowType, type SessionInput, type TranscriptEntry } from '../../src/shared/session.js';
+import type { sessionWorkflow } from '../../src/workflows/session-workflow.js';
+import { FakeOpenAI, type RecordedRequest } from '../support/fake-openai.js';
+import { call, ScriptedModel, toolResults } from '../support/scripted-model.js';
+import { createTimeSkippingEnvironment, withWorker } from '../support/time-skipping.js';
+import { waitUntil } from '../support/wait.js';
+
+const lastUserMessage = (request: RecordedRequest) => request.body.messages.filter((message) => message.role === 'user').at(-1)?.content ?? '';
+const firings = (transcript: TranscriptEntry[]) => transcript.filter((entry) => entry.role === 'user' && entry.id.startsWith('loop:')).map((entry) => entry.id);
+
+describe('goals and loops (time-skipping server, scripted model)', () => {
+  let env: TestWorkflowEnvironment;
+  const fake = new FakeOpenAI();
+  const model = new ScriptedModel(fake);
+  let settings: ModelSettings;
+
+  beforeAll(async () => {
+    env = await createTimeSkippingEnvironment();
+    await fake.start();
+    settings = { apiKey: 'sk-goals', baseURL: fake.baseURL, defaultModel: 'goal-model', requestTimeoutMs: 30_000 };
+  });
+
+  afterAll(async () => {
+    await env?.teardown();
+    await fake.stop();
+  });
+
+  async function start(taskQueue: string, input: SessionInput): Promise<SessionHandle> {
+    const id = randomUUID();
+    await env.client.workflow.start<typeof sessionWorkflow>(sessionWorkflowType, { workflowId: id, taskQueue, args: [input] });
+    return new SessionHandle(id, env.client);
+  }
+
+  const unique = (label: string) => `${label} ${randomUUID()}`;
+  const goalIdOf = (request: RecordedRequest) => JSON.parse(toolResults(request).at(-1)!).goal_id as string;
+
+  it('drives turns toward a goal until the model completes it, restating the condition', async () => {
+    const instruction = unique('goal to completion');
+    model.script(
+      instruction,
+      call('createGoal', { condition: 'All three tests pass', max_turns: 5 }),
+      { content: 'Goal set.' },
+      { content: 'Fixed the first test.' },
+      () => call('completeGoal', { goal_id: goalIdOf(fake.requestsFor(instruction)[1]!) }),
+      { content: 'All pass.' },
+    );
+    await withWorker(env, settings, async (taskQueue) => {
+      const session = await start(taskQueue, { instruction });
+      await waitUntil(async () => (await session.snapshot()).goals[0]?.status === 'completed', 30_000);
+      const snapshot = await session.waitUntilIdle({ timeoutMs: 30_000 });
+      expect(snapshot.turn).toBe(3);
+      expect(snapshot.goals).toEqual([expect.objectContaining({ condition: 'All three tests pass', status: 'completed', completed_turns: 2, max_turns: 5 })]);
+      const continuation = lastUserMessage(fake.requestsFor(instruction)[2]!);
+      expect(continuation).toContain('[Goal continuation]');
+      expect(continuation).toContain('All three tests pass');
+      expect(continuation).toContain('(turn 2 of at most 5)');
+      expect(fake.requestsFor(instruction)).toHaveLength(5);
+    });
+  });
+
+  it('exhausts a goal after max_turns and stops driving', async () => {
+    const instruction = unique('goal exhausted');
+    model.script(instruction, call('createGoal', { condition: 'Impossible', max_turns: 3 }), { content: 'one' }, { content: 'two' }, { content: 'three' }, { content: 'never' });
+    await withWorker(env, settings, async (taskQueue) => {
+      const session = await start(taskQueue, { instruction });
+      await waitUntil(async () => (await session.snapshot()).goals[0]?.status === 'exhausted', 30_000);
+      const snapshot = await session.waitUntilIdle({ timeoutMs: 30_000 });
+      expect(snapshot).toMatchObject({ turn: 3, goals: [{ status: 'exhausted', completed_turns: 3 }] });
+      expect(fake.requestsFor(instruction)).toHaveLength(4);
+    });
+  });
+
+  it('cancels a goal, and lets a user message go before a goal continuation', async () => {
+    const instruction = unique('goal cancelled');
+    model.script(
+      instruction,
+      call('createGoal', { condition: 'Ship it', max_turns: 10 }),
+      { content: 'Started.', delayMs: 1_500 },
+      (request) => ({ content: `Saw: ${lastUserMessage(request)}` }),
+      () => call('cancelGoal', { goal_id: goalIdOf(fake.requestsFor(instruction)[1]!) }),
+      { content: 'Cancelled.' },
+    );
+    await withWorker(env, settings, async (taskQueue) => {
+      const session = await start(taskQueue, { instruction });
+      await waitUntil(() => fake.requestsFor(instruction).length >= 2, 30_000);
+      await session.send('Stop and tell me the status');
+      await waitUntil(async () => (await session.snapshot()).goals[0]?.status === 'cancelled', 30_000);
+      await session.waitUntilIdle({ timeoutMs: 30_000 });
+      const requests = fake.requestsFor(instruction);
+      expect(lastUserMessage(requests[2]!)).toBe('Stop and tell me the status');
+      expect(requests[2]!.body.messages.some((message) => message.content?.startsWith('[Goal continuation]'))).toBe(false);
+      expect(lastUserMessage(requests[3]!)).toContain('[Goal continuation]');
+      expect((await session.snapshot()).turn).toBe(3);
+    });
+  });
+
+  it('fires a loop every hour for seven simulated days until it expires', async () => {
+    const instruction = unique('loop expiry');
+    model.script(instruction, call('createLoop', { prompt: 'Check the queue', interval_seconds: 3_600, max_turns: 1_000 }), { content: 'Loop created.' });
+    await withWorker(env, settings, async (taskQueue) => {
+      const session = await start(taskQueue, { instruction });
+      await waitUntil(async () => (await session.snapshot()).loops.length === 1, 30_000);
+      await env.sleep('8 days');
+      await waitUntil(async () => (await session.snapshot()).loops[0]?.status === 'exhausted', 60_000);
+      const snapshot = await session.waitUntilIdle({ timeoutMs: 60_000 });
+      expect(snapshot.loops[0]).toMatchObject({ status: 'exhausted', reason: 'expired', firings: 167, next_fire_at: null });
+      const ids = firings(await session.transcript());
+      expect(ids).toHaveLength(167);
+      expect(new Set(ids).size).toBe(167);
+    });
+  }, 120_000);
+
+  it('pauses and resumes a loop with no firing lost or doubled, and completes it from its own turn', async () => {
+    const instruction = unique('loop pause');
+    let loopId = '';
+    model.script(
+      instruction,
+      call('createLoop', { prompt: 'Tick', interval_seconds: 60, max_turns: 10 }),
+      (request) => {
+        loopId = JSON.parse(toolResults(request).at(-1)!).loop_id;
+        return { content: 'Loop created.' };
+      },
+      { content: 'tick 1' },
+      () => call('pauseLoop', { loop_id: loopId }),
+      { content: 'Paused at tick 2.' },
+      () => call('resumeLoop', { loop_id: loopId }),
+      { content: 'Resumed.' },
+      { content: 'tick 3' },
+      () => call('completeLoop', { reason: 'Enough ticks' }),
+      { content: 'Completed.' },
+    );
+    await withWorker(env, settings, async (taskQueue) => {
+      const session = await start(taskQueue, { instruction });
+      await waitUntil(async () => (await session.snapshot()).loops.length === 1, 30_000);
+      await env.sleep('3 minutes');
+      await waitUntil(async () => (await session.snapshot()).loops[0]?.status === 'paused', 60_000);
+      await env.sleep('1 hour');
+      expect((await session.snapshot()).loops[0]).toMatchObject({ status: 'paused', firings: 2 });
+      await session.send('Resume the loop');
+      await waitUntil(async () => (await session.snapshot()).loops[0]?.status === 'active', 30_000);
+      await env.sleep('5 minutes');
+      await waitUntil(async () => (await session.snapshot()).loops[0]?.status === 'completed', 60_000);
+      const snapshot = await session.waitUntilIdle({ timeoutMs: 30_000 });
+      expect(snapshot.loops[0]).toMatchObject({ status: 'completed', firings: 4, reason: 'Enough ticks' });
+      expect(firings(await session.transcript())).toEqual([1, 2, 3, 4].map((n) => `loop:${loopId}:${n}`));
+    });
+  });
+
+  it('queues firings that come during a long turn and hands them to the next turn', async () => {
+    const instruction = unique('loop behind a long turn');
+    model.script(
+      instruction,
+      { toolCalls: [
+        { name: 'createLoop', arguments: JSON.stringify({ prompt: 'Poll', interval_seconds: 10, max_turns: 2 }) },
+        { name: 'wait', arguments: JSON.stringify({ seconds: 25, reason: 'a long job' }) },
+      ] },
+      { content: 'Long turn over.' },
+      (request) => ({ content: `Handled: ${request.body.messages.filter((message) => message.role === 'user').length - 1} firing(s)` }),
+    );
+    await withWorker(env, settings, async (taskQueue) => {
+      const session = await start(taskQueue, { instruction });
+      await waitUntil(async () => (await session.snapshot()).waiting !== null, 30_000);
+      await env.sleep('1 minute');
+      await waitUntil(async () => (await session.snapshot()).turn === 2, 60_000);
+      const snapshot = await session.waitUntilIdle({ timeoutMs: 30_000 });
+      expect(toolResults(fake.requestsFor(instruction)[1]!)[1]).toMatch(/^Waited 25 s/);
+      expect(snapshot.loops[0]).toMatchObject({ status: 'exhausted', firings: 2 });
+      const transcript = await session.transcript();
+      expect(transcript.filter((entry) => entry.role === 'user' && entry.turn === 2).map((entry) => entry.id)).toHaveLength(2);
+      expect(snapshot.last_message?.content).toBe('Handled: 2 firing(s)');
+    });
+  });
+
+  it('refuses a loop faster than the deployment minimum, and completeLoop outside a loop turn', async () => {
+    const instruction = unique('loop limits');
+    model.script(instruction, { toolCalls: [
+      { name: 'createLoop', arguments: JSON.stringify({ prompt: 'Spin', interval_seconds: 5 }) },
+      { name: 'completeLoop', arguments: JSON.stringify({ reason: 'no loop' }) },
+    ] }, { content: 'Refused.' });
+    await withWorker(env, settings, async (taskQueue) => {
+      const session = await start(taskQueue, { instruction });
+      await session.waitUntilIdle({ timeoutMs: 30_000 });
+      expect(toolResults(fake.requestsFor(instruction)[1]!)).toEqual([
+        "Error: interval_seconds must be at least 10 (this deployment's minimum); got 5.",
+        'Error: This turn was not started by a loop firing; use cancelLoop with a loop_id to stop a loop.',
+      ]);
+    });
+  });
+});
