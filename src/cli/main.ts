@@ -5,6 +5,7 @@ import { answerCommand } from './commands/answer.js';
 import { chatCommand } from './commands/chat.js';
 import { watchCommand } from './commands/watch.js';
 import { memoryCommand } from './commands/memory.js';
+import { loopsCommand } from './commands/loops.js';
 import { devCommand } from './commands/dev.js';
 import { doctorCommand } from './commands/doctor.js';
 import { runCommand } from './commands/run.js';
@@ -34,7 +35,7 @@ export function buildProgram(): Command {
     .description('Durable LLM agent sessions on Temporal')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
-  for (const command of [devCommand, workerCommand, doctorCommand, runCommand, startCommand, sendCommand, showCommand, treeCommand, stopCommand, chatCommand, answerCommand, watchCommand, memoryCommand]) {
+  for (const command of [devCommand, workerCommand, doctorCommand, runCommand, startCommand, sendCommand, showCommand, treeCommand, stopCommand, chatCommand, answerCommand, watchCommand, memoryCommand, loopsCommand]) {
     program.addCommand(command.exitOverride().showHelpAfterError('(run with --help for usage)'));
   }
   return program;

@@ -1,4 +1,5 @@
 import type { SessionSnapshot } from '../shared/session.js';
+import type { Loop } from '../shared/tools/loops.js';
 
 export function renderSnapshot(snapshot: SessionSnapshot): string {
   const lines = [
@@ -20,6 +21,10 @@ export function renderSnapshot(snapshot: SessionSnapshot): string {
   }
   if (snapshot.plan) lines.push(`plan      ${snapshot.plan.title ?? '(untitled)'}, revision ${snapshot.plan.revision}, ${snapshot.plan.size} characters`);
   if (snapshot.waiting) lines.push(`waiting   until ${snapshot.waiting.until}${snapshot.waiting.reason ? ` (${snapshot.waiting.reason})` : ''}`);
+  for (const goal of snapshot.goals) {
+    lines.push(`goal      ${goal.goal_id} [${goal.status}] ${goal.completed_turns}/${goal.max_turns} turns: ${goal.condition}`);
+  }
+  if (snapshot.loops.length > 0) lines.push(...renderLoops(snapshot.loops));
   if (snapshot.tasks.length > 0) {
     lines.push('task board');
     for (const task of snapshot.tasks) {
@@ -50,4 +55,16 @@ function indent(text: string): string {
     .split('\n')
     .map((line) => `  ${line}`)
     .join('\n');
+}
+
+export function renderLoops(loops: Loop[]): string[] {
+  if (loops.length === 0) return ['no loops'];
+  return [
+    'loops',
+    ...loops.map((loop) => {
+      const next = loop.next_fire_at ? `, next ${loop.next_fire_at}` : '';
+      const reason = loop.reason ? ` (${loop.reason})` : '';
+      return `  ${loop.loop_id} [${loop.status}${reason}] every ${loop.interval_seconds} s, ${loop.firings}/${loop.max_turns} firings${next}: ${loop.prompt}`;
+    }),
+  ];
 }

@@ -77,6 +77,16 @@ describe('the arbor CLI against a running worker', () => {
     expect(result.code).toBe(2);
   });
 
+  it('runs the demo model toward a goal it completes on the next turn, and arbor loops shows the goal', async () => {
+    const ran = await runCli(['run', 'Make this a goal: name a tree', '--model', 'demo', '--json'], env);
+    expect(ran.code, ran.stderr).toBe(0);
+    const { session_id, snapshot } = JSON.parse(ran.stdout);
+    expect(snapshot).toMatchObject({ status: 'idle', turn: 2, goals: [{ status: 'completed', completed_turns: 1, max_turns: 3 }] });
+    const loops = await runCli(['loops', session_id], env);
+    expect(loops.code, loops.stderr).toBe(0);
+    expect(loops.stdout).toMatch(/^no loops\ngoal goal-[0-9a-f]{8} \[completed\] 1\/3 turns: An answer to: Make this a goal: name a tree$/m);
+  });
+
   it('holds a conversation in chat from piped input, one answer per line, and leaves the session open', async () => {
     fake.fallback = (request) => ({ content: `chat echo: ${request.body.messages.at(-1)?.content}` });
     const result = await runCli(['chat'], env, 60_000, 'First line\nSecond line\n/exit\nnever sent\n');

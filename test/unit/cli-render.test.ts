@@ -40,8 +40,10 @@ const snapshot: SessionSnapshot = {
   waiting: null,
   pending_questions: [questionSet],
   tasks: [{ id: '2', subject: 'Ship', status: 'pending', owner: 'worker 1', blockedBy: ['1'] }],
-  goals: [],
-  loops: [],
+  goals: [{ goal_id: 'goal-1', condition: 'Tests pass', max_turns: 5, completed_turns: 2, status: 'active', created_at: 't', updated_at: 't' }],
+  loops: [
+    { loop_id: 'loop-1', prompt: 'Check the queue', interval_seconds: 60, max_turns: 10, firings: 3, status: 'active', created_at: 't', updated_at: 't', expires_at: 'e', next_fire_at: '2026-01-01T00:04:00.000Z' },
+  ],
   last_event_seq: 9,
 };
 
@@ -53,6 +55,8 @@ describe('arbor show', () => {
     expect(text).toContain('  2 [pending] Ship (worker 1), blocked by 1');
     expect(text).toContain('waiting for answers (set set-1, asked by "Deployer" leaf-1):');
     expect(text).toContain('[Region] Which region? Europe | Asia | Other');
+    expect(text).toContain('goal      goal-1 [active] 2/5 turns: Tests pass');
+    expect(text).toContain('  loop-1 [active] every 60 s, 3/10 firings, next 2026-01-01T00:04:00.000Z: Check the queue');
   });
 });
 
