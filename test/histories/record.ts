@@ -34,7 +34,11 @@ async function record(name: string, model: string, input: SessionInput, steps: (
     connection: env.nativeConnection,
     taskQueue,
     workflowsPath: workflowsPath(),
-    activities: createActivities({ client: env.client, model: { apiKey: 'sk-record', baseURL: fake.baseURL, defaultModel: model, requestTimeoutMs: 5_000 } }),
+    activities: createActivities({
+      client: env.client,
+      model: { apiKey: 'sk-record', baseURL: fake.baseURL, defaultModel: model, requestTimeoutMs: 5_000 },
+      loopLimits: { min_interval_seconds: 1 },
+    }),
   });
   await worker.runUntil(async () => {
     const workflowId = `history-${name}`;
@@ -131,6 +135,26 @@ try {
       const history = await env.client.workflow.getHandle(memoryStoreId('history')).fetchHistory();
       await writeFile(fileURLToPath(new URL('./memory-store.json', import.meta.url)), `${historyToJSON(history)}\n`);
     }
+  });
+  let goalId = '';
+  model.script(
+    'Set a goal and a loop.',
+    { toolCalls: [
+      { name: 'createGoal', arguments: JSON.stringify({ condition: 'Two ticks seen', max_turns: 4 }) },
+      { name: 'createLoop', arguments: JSON.stringify({ prompt: 'Tick', interval_seconds: 1, max_turns: 2 }) },
+    ] },
+    (request) => {
+      goalId = JSON.parse(request.body.messages.filter((message) => message.role === 'tool')[0]!.content!).goal_id;
+      return { content: 'Goal and loop set.' };
+    },
+    { content: 'Waiting for ticks.' },
+    { content: 'Tick one.' },
+    () => call('completeGoal', { goal_id: goalId }),
+    { content: 'Goal met.' },
+  );
+  await record('goals-loops', 'fake-model', { instruction: 'Set a goal and a loop.' }, async (session) => {
+    for (let i = 0; i < 200 && (await session.snapshot()).loops[0]?.status !== 'exhausted'; i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    await session.waitUntilIdle();
   });
 } finally {
   await env.teardown();
