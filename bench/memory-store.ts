@@ -11,7 +11,7 @@ import { MemoryHandle } from '../src/memory-handle.js';
 import { locateBinaryPath } from '../src/temporal/binaries.js';
 import { maxMemoriesPerOwner, maxMemoryLength } from '../src/shared/tools/memory.js';
 import { MemoryStore } from '../src/workflows/memory-store.js';
-import { workflowsPath } from '../src/workflows-location.js';
+import { workflowIgnoredModules, workflowsPath } from '../src/workflows-location.js';
 
 Runtime.install({ logger: new DefaultLogger('WARN') });
 
@@ -42,6 +42,7 @@ const worker = await Worker.create({
   connection: env.nativeConnection,
   taskQueue,
   workflowsPath: workflowsPath(),
+  bundlerOptions: { ignoreModules: workflowIgnoredModules },
   activities: createActivities({ client: env.client, model: { defaultModel: 'demo', requestTimeoutMs: 5_000 }, search: { engines: [] } }),
 });
 

@@ -15,3 +15,9 @@ export function prebuiltWorkflowBundlePath(): string | undefined {
   const path = fileURLToPath(new URL('./workflow-bundle.js', import.meta.url));
   return existsSync(path) ? path : undefined;
 }
+
+/**
+ * Node modules the workflow bundle leaves out: cron-parser's file reader (CronFileParser) requires fs, but workflow
+ * code only parses expressions, so fs is never reached.
+ */
+export const workflowIgnoredModules = ['fs', 'fs/promises'];

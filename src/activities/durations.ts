@@ -25,3 +25,15 @@ export function loopLimitsFromEnv(env: NodeJS.ProcessEnv = process.env): { min_i
   const max = durationFromEnv('ARBOR_LOOP_MAX_AGE', env);
   return { ...(min !== undefined ? { min_interval_seconds: min } : {}), ...(max !== undefined ? { max_age_seconds: max } : {}) };
 }
+
+/** The IANA time zone cron expressions are read in (ARBOR_CRON_TIMEZONE), checked so a typo fails at worker start. */
+export function cronTimezoneFromEnv(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const zone = env['ARBOR_CRON_TIMEZONE']?.trim();
+  if (!zone) return undefined;
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+  } catch {
+    throw new Error(`ARBOR_CRON_TIMEZONE="${zone}" is not a time zone: use an IANA name such as Europe/Berlin or America/New_York.`);
+  }
+  return zone;
+}

@@ -12,7 +12,7 @@ import { createWebActivities } from './web.js';
 import { searchConfigFromEnv, type SearchConfig } from '../web/search/index.js';
 import { allowListFromEnv, type AllowList } from '../web/fetch/index.js';
 import { createOpenAIClient } from './openai-client.js';
-import { loopLimitsFromEnv, questionTimeoutFromEnv } from './durations.js';
+import { cronTimezoneFromEnv, loopLimitsFromEnv, questionTimeoutFromEnv } from './durations.js';
 
 export interface ActivityDependencies {
   client: Client;
@@ -27,6 +27,8 @@ export interface ActivityDependencies {
   questionTimeoutSeconds?: number | undefined;
   /** Loop limits (default: ARBOR_LOOP_MIN_INTERVAL, ARBOR_LOOP_MAX_AGE; else 10 seconds and 7 days). */
   loopLimits?: { min_interval_seconds?: number; max_age_seconds?: number };
+  /** Time zone of cron expressions (default: ARBOR_CRON_TIMEZONE, else UTC). */
+  cronTimezone?: string | undefined;
 }
 
 const transcriptPageSize = 500;
@@ -40,6 +42,7 @@ export function createActivities({
   fetchAllow = allowListFromEnv(),
   questionTimeoutSeconds = questionTimeoutFromEnv(),
   loopLimits = loopLimitsFromEnv(),
+  cronTimezone = cronTimezoneFromEnv(),
 }: ActivityDependencies) {
   const unavailableTools = search.engines.length === 0 ? ['webSearch'] : [];
   const transcripts = new TranscriptCache(async (sessionId, runId, count) => {
@@ -75,6 +78,7 @@ export function createActivities({
         ...(questionTimeoutSeconds !== undefined ? { question_timeout_seconds: questionTimeoutSeconds } : {}),
         ...(loopLimits.min_interval_seconds !== undefined ? { loop_min_interval_seconds: loopLimits.min_interval_seconds } : {}),
         ...(loopLimits.max_age_seconds !== undefined ? { loop_max_age_seconds: loopLimits.max_age_seconds } : {}),
+        ...(cronTimezone ? { cron_timezone: cronTimezone } : {}),
       };
     },
   };

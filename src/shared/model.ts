@@ -37,6 +37,8 @@ export interface SessionEnvironment {
   /** Loop limits of this deployment; absent means the defaults (10 seconds, 7 days). */
   loop_min_interval_seconds?: number;
   loop_max_age_seconds?: number;
+  /** The time zone of cron expressions (IANA name); absent means UTC. */
+  cron_timezone?: string;
 }
 
 /** ApplicationFailure type of a model request the provider refused (400, 401, 403, 404, 422): retrying cannot help. */

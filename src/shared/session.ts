@@ -6,6 +6,7 @@ import type { SessionEvent } from './events.js';
 import type { BoardTask, TaskStatus } from './tools/task-board.js';
 import type { Goal } from './tools/goals.js';
 import type { Loop } from './tools/loops.js';
+import type { CronJob } from './tools/cron.js';
 
 /** Lifecycle of a session. `waiting_for_user` is reserved for askUser. */
 export const sessionStatuses = ['running', 'idle', 'waiting_for_user', 'completed', 'stopped', 'failed'] as const;
@@ -104,6 +105,8 @@ export interface CarriedState {
   task_board?: { tasks: BoardTask[]; next_id: number };
   goals?: Goal[];
   loops?: Loop[];
+  cron_jobs?: CronJob[];
+  cron_timezone?: string;
   loop_limits?: { min_interval_seconds: number; max_age_seconds: number };
 }
 
@@ -158,6 +161,7 @@ export interface SessionSnapshot {
   tasks: { id: string; subject: string; status: TaskStatus; owner: string | null; blockedBy: string[] }[];
   goals: Goal[];
   loops: Loop[];
+  cron_jobs: CronJob[];
   /** The seq of the newest event (0 before the first); read events with the events query or the SDK. */
   last_event_seq: number;
 }

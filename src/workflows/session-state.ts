@@ -20,6 +20,7 @@ import { EventLog, shorten } from './event-log.js';
 import { TaskBoard } from './task-board.js';
 import { Goals, goalContinuationPrefix } from './goals.js';
 import { Loops, loopFiringPrefix, type LoopLimits } from './loops.js';
+import { CronJobs } from './cron-jobs.js';
 import { defaultLoopMaxAgeSeconds, defaultLoopMinIntervalSeconds } from '../shared/tools/loops.js';
 
 export interface StateClock {
@@ -67,6 +68,9 @@ export class SessionState {
   readonly loops: Loops;
   /** This deployment's loop limits (from the worker's environment when the session began). */
   loopLimits: LoopLimits;
+  readonly crons: CronJobs;
+  /** The time zone cron expressions are read in (this deployment's ARBOR_CRON_TIMEZONE, default UTC). */
+  cronTimezone: string;
   /** The loop whose firing started the running turn (completeLoop ends it). */
   runningLoopId: string | null = null;
   readonly createdAt: string;
@@ -96,6 +100,8 @@ export class SessionState {
     this.loops = new Loops(carried?.loops ?? [], () => clock.now(), () => clock.newId(), (loop) =>
       this.events.emit({ type: 'loop_updated', loop_id: loop.loop_id, status: loop.status, firings: loop.firings, next_fire_at: loop.next_fire_at }),
     );
+    this.crons = new CronJobs(carried?.cron_jobs ?? [], () => clock.now(), () => clock.newId());
+    this.cronTimezone = carried?.cron_timezone ?? 'UTC';
     this.loopLimits = {
       minIntervalSeconds: carried?.loop_limits?.min_interval_seconds ?? defaultLoopMinIntervalSeconds,
       maxAgeSeconds: carried?.loop_limits?.max_age_seconds ?? defaultLoopMaxAgeSeconds,
@@ -255,6 +261,7 @@ export class SessionState {
       tasks: this.isRoot() ? this.board.list() : [],
       goals: this.goals.goals,
       loops: this.loops.loops,
+      cron_jobs: this.crons.jobs,
       last_event_seq: this.events.lastSeq,
     };
   }
@@ -275,6 +282,8 @@ export class SessionState {
       ...(this.board.tasks.length > 0 ? { task_board: this.board.carry() } : {}),
       ...(this.goals.goals.length > 0 ? { goals: this.goals.goals } : {}),
       ...(this.loops.loops.length > 0 ? { loops: this.loops.loops } : {}),
+      ...(this.crons.jobs.length > 0 ? { cron_jobs: this.crons.jobs } : {}),
+      ...(this.cronTimezone !== 'UTC' ? { cron_timezone: this.cronTimezone } : {}),
       loop_limits: { min_interval_seconds: this.loopLimits.minIntervalSeconds, max_age_seconds: this.loopLimits.maxAgeSeconds },
       ...(this.treeQuestions.length > 0 ? { tree_questions: this.treeQuestions } : {}),
       ...(this.questionTimeoutSeconds !== null ? { question_timeout_seconds: this.questionTimeoutSeconds } : {}),

@@ -40,7 +40,7 @@ import { toolNames } from '../shared/tools/registry.js';
 import { SessionState } from './session-state.js';
 import { SubAgents } from './sub-agents.js';
 import { runTurn, type ModelCursor, type TurnSettings } from './turn.js';
-import { runLoopClock } from './loop-clock.js';
+import { runSessionClock } from './session-clock.js';
 import { defaultTitle } from '../shared/titles.js';
 import { defaultOwner } from '../shared/tools/memory.js';
 
@@ -116,10 +116,11 @@ export async function sessionWorkflow(input: SessionInput): Promise<SessionResul
         minIntervalSeconds: environment.loop_min_interval_seconds ?? state.loopLimits.minIntervalSeconds,
         maxAgeSeconds: environment.loop_max_age_seconds ?? state.loopLimits.maxAgeSeconds,
       };
+      state.cronTimezone = environment.cron_timezone ?? state.cronTimezone;
       if (state.searchAttributes) upsertSearchAttributes(identityAttributes(state));
     }
     settings.toolNames = chooseTools();
-    void runLoopClock(state);
+    void runSessionClock(state);
     for (;;) {
       await condition(() => state.inbox.length > 0);
       reportStatus('running');
@@ -137,7 +138,7 @@ export async function sessionWorkflow(input: SessionInput): Promise<SessionResul
       if (state.inbox.length > 0) continue;
       if (closesWhenDone) {
         // A sub-agent is done when nothing is queued, none of its own sub-agents runs and none of its loops can fire.
-        const busy = () => state.runningChildren().length > 0 || state.loops.live().length > 0;
+        const busy = () => state.runningChildren().length > 0 || state.loops.live().length > 0 || state.crons.jobs.length > 0;
         if (busy()) {
           reportStatus('idle');
           await condition(() => state.inbox.length > 0 || !busy());

@@ -4,7 +4,7 @@ import { bundleWorkflowCode, Worker, type WorkflowBundleWithSourceMap } from '@t
 import { inject } from 'vitest';
 import { createActivities, type ActivityDependencies } from '../../src/activities/index.js';
 import type { ModelSettings } from '../../src/activities/model-settings.js';
-import { workflowsPath } from '../../src/workflows-location.js';
+import { workflowIgnoredModules, workflowsPath } from '../../src/workflows-location.js';
 
 export const demoModel: ModelSettings = { defaultModel: 'demo', requestTimeoutMs: 5_000 };
 
@@ -12,7 +12,7 @@ let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
 
 /** The workflow code bundled once per test file. */
 export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
-  bundle ??= bundleWorkflowCode({ workflowsPath: workflowsPath(), logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: console.error } });
+  bundle ??= bundleWorkflowCode({ workflowsPath: workflowsPath(), ignoreModules: workflowIgnoredModules, logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: console.error } });
   return bundle;
 }
 

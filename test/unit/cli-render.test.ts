@@ -44,6 +44,7 @@ const snapshot: SessionSnapshot = {
   loops: [
     { loop_id: 'loop-1', prompt: 'Check the queue', interval_seconds: 60, max_turns: 10, firings: 3, status: 'active', created_at: 't', updated_at: 't', expires_at: 'e', next_fire_at: '2026-01-01T00:04:00.000Z' },
   ],
+  cron_jobs: [],
   last_event_seq: 9,
 };
 

@@ -222,6 +222,7 @@ describe('snapshot', () => {
       tasks: [],
       goals: [],
       loops: [],
+      cron_jobs: [],
       last_event_seq: 3,
     });
   });

@@ -3,13 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
-import { workflowsPath } from '../../src/workflows-location.js';
+import { workflowIgnoredModules, workflowsPath } from '../../src/workflows-location.js';
 
 const quiet = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} };
 
 describe('the workflow bundle', () => {
   it('bundles the workflow code with no Node module reaching it', async () => {
-    const { code } = await bundleWorkflowCode({ workflowsPath: workflowsPath(), logger: quiet });
+    const { code } = await bundleWorkflowCode({ workflowsPath: workflowsPath(), ignoreModules: workflowIgnoredModules, logger: quiet });
     expect(code).toContain('sessionWorkflow');
     expect(code).not.toMatch(/require\(["']node:/);
     expect(code).not.toMatch(/from ["'](openai|undici)["']/);

@@ -176,6 +176,34 @@ describe('goals and loops (time-skipping server, scripted model)', () => {
     });
   });
 
+  it('fires a cron job at the minutes its expression names, and a one-shot job once', async () => {
+    const instruction = unique('cron minutes');
+    model.script(
+      instruction,
+      { toolCalls: [
+        { name: 'CronCreate', arguments: JSON.stringify({ cron: '5,35 * * * *', prompt: 'Report the queue' }) },
+        { name: 'CronCreate', arguments: JSON.stringify({ cron: '50 * * * *', prompt: 'Once', recurring: false }) },
+      ] },
+      { content: 'Scheduled.' },
+    );
+    await withWorker(env, settings, async (taskQueue) => {
+      const session = await start(taskQueue, { instruction });
+      await waitUntil(async () => (await session.snapshot()).cron_jobs.length === 2, 30_000);
+      const [recurring] = toolResults(fake.requestsFor(instruction)[1]!).map((result) => JSON.parse(result));
+      expect(recurring).toMatchObject({ human_schedule: 'At 5 and 35 minutes past the hour (UTC)', recurring: true, durable: true });
+      await env.sleep('3 hours');
+      await waitUntil(async () => (await session.snapshot()).cron_jobs[0]?.firings === 6, 60_000);
+      const snapshot = await session.waitUntilIdle({ timeoutMs: 30_000 });
+      expect(snapshot.cron_jobs).toHaveLength(1);
+      const fired = (await session.transcript()).filter((entry) => entry.role === 'user' && entry.id.startsWith('cron:'));
+      const recurringFirings = fired.filter((entry) => entry.id.startsWith(`cron:${recurring.id}:`));
+      const times = recurringFirings.map((entry) => new Date(entry.created_at));
+      for (const time of times) expect([5, 35]).toContain(time.getUTCMinutes());
+      expect(times.slice(1).map((time, index) => Math.round((time.getTime() - times[index]!.getTime()) / 60_000))).toEqual([30, 30, 30, 30, 30]);
+      expect(fired.filter((entry) => entry.content.endsWith('] Once'))).toHaveLength(1);
+    });
+  });
+
   it('refuses a loop faster than the deployment minimum, and completeLoop outside a loop turn', async () => {
     const instruction = unique('loop limits');
     model.script(instruction, { toolCalls: [

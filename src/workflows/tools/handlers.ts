@@ -11,6 +11,7 @@ import { askQuestions } from './ask-user-handler.js';
 import { useTaskBoard } from './task-board-handlers.js';
 import { readMemory, writeMemory } from './memory-handlers.js';
 import { endGoal, startGoal } from './goal-handlers.js';
+import { createCronJob, deleteCronJob, listCronJobs } from './cron-handlers.js';
 import { cancelLoopById, completeRunningLoop, listAllLoops, pauseLoopById, resumeLoopById, startLoop } from './loop-handlers.js';
 
 type ToolHandler<T extends BuiltinTool> = (args: ToolArgs<T>, context: ToolContext) => string | Promise<string>;
@@ -51,4 +52,7 @@ export const toolHandlers: ToolHandlers = {
   listLoops: (_args, context) => listAllLoops(context),
   pauseLoop: (args, context) => pauseLoopById(args.loop_id, context),
   resumeLoop: (args, context) => resumeLoopById(args.loop_id, context),
+  CronCreate: (args, context) => createCronJob(args, context),
+  CronList: (_args, context) => listCronJobs(context),
+  CronDelete: (args, context) => deleteCronJob(args.id, context),
 };
