@@ -7,7 +7,9 @@ import { sessionInputSchema, sessionWorkflowType, type SessionOptions } from './
 import { defaultTitle } from './shared/titles.js';
 import { SessionHandle } from './session-handle.js';
 import { MemoryHandle } from './memory-handle.js';
+import { AutomationsHandle } from './automations-handle.js';
 import { defaultOwner } from './shared/tools/memory.js';
+import { automationIdOfRun } from './shared/tools/automations.js';
 import type { sessionWorkflow } from './workflows/session-workflow.js';
 
 export { ArborClientError } from './client-errors.js';
@@ -19,6 +21,8 @@ export type { Answers, AnswerValue, ResolvedAnswer } from './shared/answers.js';
 export type { AnswerReceipt } from './shared/questions.js';
 export type { MemoryRecord } from './shared/tools/memory.js';
 export { MemoryHandle } from './memory-handle.js';
+export { AutomationsHandle } from './automations-handle.js';
+export type { Automation, AutomationRun } from './shared/tools/automations.js';
 export type { TreeEvent, TreeReadOptions } from './events/tree-events.js';
 export type { EventReadOptions } from './events/session-events.js';
 
@@ -28,9 +32,9 @@ export interface ConnectOptions extends ConnectionOverrides {
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** Returns the id if it is a session id (a UUID), else throws an error that says so. */
+/** Returns the id if it is a session id (a UUID, or an automation run id), else throws an error that says so. */
 export function checkSessionId(sessionId: string): string {
-  if (!uuidPattern.test(sessionId)) {
+  if (!uuidPattern.test(sessionId) && !automationIdOfRun(sessionId)) {
     throw new ArborClientError(`"${sessionId}" is not a session id: expected a UUID such as 1b4e28ba-2fa1-11d2-883f-0016d3cca427.`);
   }
   return sessionId;
@@ -75,6 +79,11 @@ export class ArborClient {
   /** The memories of an owner (default `default`), shared by all the owner's sessions. */
   memories(owner = defaultOwner): MemoryHandle {
     return new MemoryHandle(owner, this.temporal, this.taskQueue);
+  }
+
+  /** The automations of an owner (default `default`): scheduled runs, each a new session. */
+  automations(owner = defaultOwner): AutomationsHandle {
+    return new AutomationsHandle(owner, this.temporal, this.taskQueue);
   }
 
   async close(): Promise<void> {

@@ -8,6 +8,7 @@ import { TranscriptCache } from './transcript-cache.js';
 import { createSessionTreeActivities } from './session-tree.js';
 import { createTaskBoardActivities } from './task-board.js';
 import { createMemoryActivities } from './memory.js';
+import { createAutomationActivities } from './automations.js';
 import { createWebActivities } from './web.js';
 import { searchConfigFromEnv, type SearchConfig } from '../web/search/index.js';
 import { allowListFromEnv, type AllowList } from '../web/fetch/index.js';
@@ -60,6 +61,7 @@ export function createActivities({
     ...createSessionTreeActivities(client),
     ...createTaskBoardActivities(client),
     ...createMemoryActivities(client),
+    ...createAutomationActivities(client),
     ...createWebActivities({
       search,
       fetchAllow,

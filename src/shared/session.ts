@@ -83,6 +83,8 @@ export const sessionInputSchema = z.object({
   max_children: z.number().int().min(0).max(1000).optional(),
   /** Whose memories the session reads and writes (default `default`); sub-agents inherit it. */
   owner: ownerSchema.optional(),
+  /** A root session that ends once its work is done, as a sub-agent does (automation runs). */
+  ends_when_done: z.boolean().optional(),
 });
 export type SessionOptions = z.infer<typeof sessionInputSchema>;
 

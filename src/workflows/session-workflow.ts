@@ -98,7 +98,7 @@ export async function sessionWorkflow(input: SessionInput): Promise<SessionResul
   const chooseTools = () =>
     toolNames.filter((name) => (input.tools ? input.tools.includes(name) : true) && !state.unavailableTools.includes(name));
   const cursor: ModelCursor = { sent: 0 };
-  const closesWhenDone = state.identity.parent_session_id !== null;
+  const closesWhenDone = state.identity.parent_session_id !== null || input.ends_when_done === true;
   const subAgents = new SubAgents(state, {
     maxDepth: input.max_depth ?? defaultMaxDepth,
     maxChildren: input.max_children ?? defaultMaxChildren,

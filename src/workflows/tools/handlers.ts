@@ -12,6 +12,7 @@ import { useTaskBoard } from './task-board-handlers.js';
 import { readMemory, writeMemory } from './memory-handlers.js';
 import { endGoal, startGoal } from './goal-handlers.js';
 import { createCronJob, deleteCronJob, listCronJobs } from './cron-handlers.js';
+import { automationTool } from './automation-handlers.js';
 import { cancelLoopById, completeRunningLoop, listAllLoops, pauseLoopById, resumeLoopById, startLoop } from './loop-handlers.js';
 
 type ToolHandler<T extends BuiltinTool> = (args: ToolArgs<T>, context: ToolContext) => string | Promise<string>;
@@ -55,4 +56,9 @@ export const toolHandlers: ToolHandlers = {
   CronCreate: (args, context) => createCronJob(args, context),
   CronList: (_args, context) => listCronJobs(context),
   CronDelete: (args, context) => deleteCronJob(args.id, context),
+  automation_create: (args, context) => automationTool({ op: 'create', args }, context),
+  automation_update: (args, context) => automationTool({ op: 'update', args }, context),
+  automation_run_enqueue: (args, context) => automationTool({ op: 'run_enqueue', automation_id: args.automation_id }, context),
+  automation_run_get: (args, context) => automationTool({ op: 'run_get', run_id: args.run_id }, context),
+  automation_run_wait: (args, context) => automationTool({ op: 'run_wait', run_id: args.run_id, timeout_ms: args.timeout_ms === undefined ? 60_000 : args.timeout_ms }, context),
 };

@@ -1,0 +1,38 @@
+import { Context } from '@temporalio/activity';
+import type { Client } from '@temporalio/client';
+import { AutomationError, createAutomations } from '../automations/automations.js';
+import type { ToolReply } from '../shared/tool-reply.js';
+import type { AutomationCreateArgs, AutomationUpdateArgs } from '../shared/tools/automations.js';
+
+export type AutomationOperation =
+  | { op: 'create'; args: AutomationCreateArgs }
+  | { op: 'update'; args: AutomationUpdateArgs }
+  | { op: 'run_enqueue'; automation_id: string }
+  | { op: 'run_get'; run_id: string }
+  | { op: 'run_wait'; run_id: string; timeout_ms: number | null };
+
+/** The automation tools' activity: schedules and runs on the worker's own task queue, for the calling session's owner. */
+export function createAutomationActivities(client: Client) {
+  return {
+    async automationCall({ owner, operation }: { owner: string; operation: AutomationOperation }): Promise<ToolReply<unknown>> {
+      const automations = createAutomations(client, Context.current().info.taskQueue);
+      try {
+        switch (operation.op) {
+          case 'create':
+            return { ok: true, result: await automations.create(owner, operation.args) };
+          case 'update':
+            return { ok: true, result: await automations.update(owner, operation.args) };
+          case 'run_enqueue':
+            return { ok: true, result: await automations.runNow(owner, operation.automation_id) };
+          case 'run_get':
+            return { ok: true, result: await automations.getRun(owner, operation.run_id) };
+          case 'run_wait':
+            return { ok: true, result: await automations.waitRun(owner, operation.run_id, operation.timeout_ms, () => Context.current().heartbeat()) };
+        }
+      } catch (error) {
+        if (error instanceof AutomationError) return { ok: false, error: error.message };
+        throw error;
+      }
+    },
+  };
+}

@@ -1,0 +1,78 @@
+import type { Client } from '@temporalio/client';
+import { z } from 'zod';
+import { AutomationError, createAutomations, type Automations } from './automations/automations.js';
+import { ArborClientError } from './client-errors.js';
+import { automationCreate, automationUpdate, type Automation, type AutomationCreateArgs, type AutomationRun, type AutomationUpdateArgs } from './shared/tools/automations.js';
+import { ownerSchema } from './shared/tools/memory.js';
+
+/** One owner's automations (Temporal Schedules that start a new session each run), from outside any session. */
+export class AutomationsHandle {
+  private readonly automations: Automations;
+
+  constructor(
+    readonly owner: string,
+    client: Client,
+    taskQueue: string,
+  ) {
+    const parsed = ownerSchema.safeParse(owner);
+    if (!parsed.success) throw new ArborClientError(`Invalid owner "${owner}": ${parsed.error.issues[0]?.message}.`);
+    this.automations = createAutomations(client, taskQueue);
+  }
+
+  create(args: z.input<typeof automationCreate.input>): Promise<Automation> {
+    return refusalsAsClientErrors(() => this.automations.create(this.owner, check(automationCreate.input, args) as AutomationCreateArgs));
+  }
+
+  update(args: z.input<typeof automationUpdate.input>): Promise<Automation> {
+    return refusalsAsClientErrors(() => this.automations.update(this.owner, check(automationUpdate.input, args) as AutomationUpdateArgs));
+  }
+
+  list(): Promise<Automation[]> {
+    return this.automations.list(this.owner);
+  }
+
+  get(automationId: string): Promise<Automation> {
+    return refusalsAsClientErrors(() => this.automations.get(this.owner, automationId));
+  }
+
+  pause(automationId: string): Promise<Automation> {
+    return refusalsAsClientErrors(() => this.automations.setEnabled(this.owner, automationId, false));
+  }
+
+  resume(automationId: string): Promise<Automation> {
+    return refusalsAsClientErrors(() => this.automations.setEnabled(this.owner, automationId, true));
+  }
+
+  delete(automationId: string): Promise<{ automation_id: string; deleted: true }> {
+    return refusalsAsClientErrors(() => this.automations.delete(this.owner, automationId));
+  }
+
+  /** Runs it now; the run is a new root session whose id is the run_id. */
+  run(automationId: string): Promise<{ run_id: string; automation_id: string }> {
+    return refusalsAsClientErrors(() => this.automations.runNow(this.owner, automationId));
+  }
+
+  getRun(runId: string): Promise<AutomationRun> {
+    return refusalsAsClientErrors(() => this.automations.getRun(this.owner, runId));
+  }
+
+  /** Waits for a run to finish: timeoutMs 0 looks once, null waits without limit (default 60 seconds). */
+  waitRun(runId: string, timeoutMs: number | null = 60_000): Promise<AutomationRun & { timed_out: boolean }> {
+    return refusalsAsClientErrors(() => this.automations.waitRun(this.owner, runId, timeoutMs));
+  }
+}
+
+function check<T>(schema: z.ZodType<T>, value: unknown): T {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw new ArborClientError(z.prettifyError(parsed.error));
+  return parsed.data;
+}
+
+async function refusalsAsClientErrors<T>(operation: () => Promise<T>): Promise<T> {
+  try {
+    return await operation();
+  } catch (error) {
+    if (error instanceof AutomationError) throw new ArborClientError(error.message);
+    throw error;
+  }
+}

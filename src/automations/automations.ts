@@ -1,0 +1,221 @@
+import { randomUUID } from 'node:crypto';
+import {
+  ScheduleNotFoundError,
+  ScheduleOverlapPolicy,
+  WorkflowNotFoundError,
+  type Client,
+  type ScheduleOptionsStartWorkflowAction,
+} from '@temporalio/client';
+import { snapshotQuery } from '../shared/messages.js';
+import { sessionWorkflowType, type SessionInput } from '../shared/session.js';
+import {
+  automationIdOfRun,
+  automationIdPrefix,
+  runIdOf,
+  type Automation,
+  type AutomationCreateArgs,
+  type AutomationRun,
+  type AutomationUpdateArgs,
+} from '../shared/tools/automations.js';
+import type { sessionWorkflow } from '../workflows/session-workflow.js';
+import { scheduleSpecFor } from './schedule-spec.js';
+
+/** What a schedule's memo keeps about its automation. */
+interface AutomationMemo {
+  owner: string;
+  title: string;
+  prompt: string;
+  timezone: string;
+  start_local: string;
+  recurrence: Automation['recurrence'];
+  tools: string[];
+}
+
+const memoKey = 'arbor_automation';
+
+/** A refusal the caller (model or person) can act on. */
+export class AutomationError extends Error {
+  override readonly name = 'AutomationError';
+}
+
+/**
+ * Automations: each is a Temporal Schedule (id = automation_id, visible on the Web UI's Schedules page) whose action
+ * starts a new root session that ends after its work. Every operation is limited to the owner's own automations.
+ */
+export function createAutomations(client: Client, taskQueue: string) {
+  const runInput = (memo: AutomationMemo): SessionInput => ({
+    instruction: memo.prompt,
+    title: memo.title,
+    owner: memo.owner,
+    tools: memo.tools,
+    ends_when_done: true,
+  });
+
+  const action = (automationId: string, memo: AutomationMemo): ScheduleOptionsStartWorkflowAction<typeof sessionWorkflow> => ({
+    type: 'startWorkflow',
+    workflowType: sessionWorkflowType,
+    workflowId: runIdOf(automationId, 'scheduled'),
+    taskQueue,
+    args: [runInput(memo)],
+    staticSummary: memo.title,
+  });
+
+  function timing(memo: AutomationMemo) {
+    const timing = scheduleSpecFor(memo);
+    if (typeof timing === 'string') throw new AutomationError(timing);
+    return timing;
+  }
+
+  async function describeOwned(owner: string, automationId: string) {
+    try {
+      const description = await client.schedule.getHandle(automationId).describe();
+      const memo = description.memo?.[memoKey] as AutomationMemo | undefined;
+      if (memo?.owner === owner) return { description, memo };
+    } catch (error) {
+      if (!(error instanceof ScheduleNotFoundError)) throw error;
+    }
+    throw new AutomationError(`No automation ${automationId} for ${owner}.`);
+  }
+
+  function view(automationId: string, memo: AutomationMemo, info: { paused: boolean; next?: Date | undefined; recent: string[] }): Automation {
+    return {
+      automation_id: automationId,
+      owner: memo.owner,
+      title: memo.title,
+      prompt: memo.prompt,
+      timezone: memo.timezone,
+      start_local: memo.start_local,
+      recurrence: memo.recurrence,
+      tools: memo.tools,
+      enabled: !info.paused,
+      next_run_at: info.paused || !info.next ? null : info.next.toISOString(),
+      recent_run_ids: info.recent,
+    };
+  }
+
+  async function get(owner: string, automationId: string): Promise<Automation> {
+    const { description, memo } = await describeOwned(owner, automationId);
+    return view(automationId, memo, {
+      paused: description.state.paused,
+      next: description.info.nextActionTimes[0],
+      recent: description.info.recentActions.map((action) => action.action.workflow.workflowId),
+    });
+  }
+
+  async function getRun(owner: string, runId: string): Promise<AutomationRun> {
+    const automationId = automationIdOfRun(runId);
+    if (!automationId) throw new AutomationError(`"${runId}" is not an automation run id.`);
+    const handle = client.workflow.getHandle(runId);
+    try {
+      const [description, snapshot] = await Promise.all([handle.describe(), handle.query(snapshotQuery)]);
+      if (snapshot.owner !== owner) throw new AutomationError(`No run ${runId} for ${owner}.`);
+      const status = runStatus(description.status.name);
+      const last = snapshot.last_message;
+      return {
+        run_id: runId,
+        automation_id: automationId,
+        status: status === 'completed' && snapshot.status === 'failed' ? 'failed' : status,
+        started_at: description.startTime.toISOString(),
+        final_message: status === 'running' ? null : last?.role === 'assistant' ? last.content : null,
+      };
+    } catch (error) {
+      if (error instanceof WorkflowNotFoundError) throw new AutomationError(`No run ${runId}.`);
+      throw error;
+    }
+  }
+
+  return {
+    async create(owner: string, args: AutomationCreateArgs): Promise<Automation> {
+      const automationId = `${automationIdPrefix}${randomUUID()}`;
+      const memo: AutomationMemo = { owner, ...args, tools: args.tools ?? [] };
+      const { spec, once } = timing(memo);
+      await client.schedule.create({
+        scheduleId: automationId,
+        spec,
+        action: action(automationId, memo),
+        policies: { overlap: ScheduleOverlapPolicy.BUFFER_ONE, catchupWindow: '1 minute' },
+        state: { note: `Arbor automation "${memo.title}" of ${owner}`, ...(once ? { remainingActions: 1 } : {}) },
+        memo: { [memoKey]: memo },
+      });
+      return get(owner, automationId);
+    },
+
+    async update(owner: string, args: AutomationUpdateArgs): Promise<Automation> {
+      const { memo } = await describeOwned(owner, args.automation_id);
+      const { automation_id: automationId, enabled, ...changes } = args;
+      const next: AutomationMemo = { ...memo, ...Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined)) };
+      const { spec, once } = timing(next);
+      const handle = client.schedule.getHandle(automationId);
+      await handle.update((previous) => ({
+        ...previous,
+        spec,
+        action: action(automationId, next),
+        memo: { [memoKey]: next },
+        state: { ...previous.state, ...(once ? { remainingActions: 1 } : { remainingActions: undefined }), ...(enabled === undefined ? {} : { paused: !enabled }) },
+      }));
+      return get(owner, automationId);
+    },
+
+    get,
+
+    async list(owner: string): Promise<Automation[]> {
+      const automations: Automation[] = [];
+      for await (const summary of client.schedule.list()) {
+        const memo = summary.memo?.[memoKey] as AutomationMemo | undefined;
+        if (!summary.scheduleId.startsWith(automationIdPrefix) || memo?.owner !== owner) continue;
+        automations.push(
+          view(summary.scheduleId, memo, {
+            paused: summary.state.paused,
+            next: summary.info.nextActionTimes[0],
+            recent: summary.info.recentActions.map((action) => action.action.workflow.workflowId),
+          }),
+        );
+      }
+      return automations;
+    },
+
+    async setEnabled(owner: string, automationId: string, enabled: boolean): Promise<Automation> {
+      await describeOwned(owner, automationId);
+      const handle = client.schedule.getHandle(automationId);
+      if (enabled) await handle.unpause('resumed by Arbor');
+      else await handle.pause('paused by Arbor');
+      return get(owner, automationId);
+    },
+
+    async delete(owner: string, automationId: string): Promise<{ automation_id: string; deleted: true }> {
+      await describeOwned(owner, automationId);
+      await client.schedule.getHandle(automationId).delete();
+      return { automation_id: automationId, deleted: true };
+    },
+
+    /** Runs an automation now: a new root session with the automation's prompt, whose id is the returned run_id. */
+    async runNow(owner: string, automationId: string): Promise<{ run_id: string; automation_id: string }> {
+      const { memo } = await describeOwned(owner, automationId);
+      const runId = runIdOf(automationId, `now-${randomUUID()}`);
+      await client.workflow.start<typeof sessionWorkflow>(sessionWorkflowType, { workflowId: runId, taskQueue, args: [runInput(memo)], staticSummary: memo.title });
+      return { run_id: runId, automation_id: automationId };
+    },
+
+    getRun,
+
+    /** Waits for a run to finish: 0 returns at once, null waits without limit; `onWait` is called between looks. */
+    async waitRun(owner: string, runId: string, timeoutMs: number | null, onWait: () => void = () => {}): Promise<AutomationRun & { timed_out: boolean }> {
+      const deadline = timeoutMs === null ? Infinity : Date.now() + timeoutMs;
+      for (let delay = 250; ; delay = Math.min(delay * 2, 5_000)) {
+        const run = await getRun(owner, runId);
+        if (run.status !== 'running') return { ...run, timed_out: false };
+        if (Date.now() >= deadline) return { ...run, timed_out: true };
+        onWait();
+        await new Promise((resolve) => setTimeout(resolve, Math.min(delay, Math.max(0, deadline - Date.now()))));
+      }
+    },
+  };
+}
+
+export type Automations = ReturnType<typeof createAutomations>;
+
+const closedStatuses: Record<string, AutomationRun['status']> = { COMPLETED: 'completed', FAILED: 'failed', CANCELLED: 'stopped', TERMINATED: 'stopped', TIMED_OUT: 'failed' };
+
+function runStatus(workflowStatus: string): AutomationRun['status'] {
+  return closedStatuses[workflowStatus] ?? 'running';
+}
