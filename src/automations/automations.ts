@@ -32,6 +32,8 @@ interface AutomationMemo {
 }
 
 const memoKey = 'arbor_automation';
+/** The schedule's own memo names the owner (it never changes), so listing can filter without describing every schedule. */
+const ownerKey = 'arbor_owner';
 
 /** A refusal the caller (model or person) can act on. */
 export class AutomationError extends Error {
@@ -58,6 +60,8 @@ export function createAutomations(client: Client, taskQueue: string) {
     taskQueue,
     args: [runInput(memo)],
     staticSummary: memo.title,
+    // The automation's settings travel with the action, which (unlike the schedule's own memo) an update can change.
+    memo: { [memoKey]: memo },
   });
 
   function timing(memo: AutomationMemo) {
@@ -69,8 +73,8 @@ export function createAutomations(client: Client, taskQueue: string) {
   async function describeOwned(owner: string, automationId: string) {
     try {
       const description = await client.schedule.getHandle(automationId).describe();
-      const memo = description.memo?.[memoKey] as AutomationMemo | undefined;
-      if (memo?.owner === owner) return { description, memo };
+      const memo = description.action.memo?.[memoKey] as AutomationMemo | undefined;
+      if (description.memo?.[ownerKey] === owner && memo?.owner === owner) return { description, memo };
     } catch (error) {
       if (!(error instanceof ScheduleNotFoundError)) throw error;
     }
@@ -135,7 +139,7 @@ export function createAutomations(client: Client, taskQueue: string) {
         action: action(automationId, memo),
         policies: { overlap: ScheduleOverlapPolicy.BUFFER_ONE, catchupWindow: '1 minute' },
         state: { note: `Arbor automation "${memo.title}" of ${owner}`, ...(once ? { remainingActions: 1 } : {}) },
-        memo: { [memoKey]: memo },
+        memo: { [ownerKey]: owner },
       });
       return get(owner, automationId);
     },
@@ -150,7 +154,6 @@ export function createAutomations(client: Client, taskQueue: string) {
         ...previous,
         spec,
         action: action(automationId, next),
-        memo: { [memoKey]: next },
         state: { ...previous.state, ...(once ? { remainingActions: 1 } : { remainingActions: undefined }), ...(enabled === undefined ? {} : { paused: !enabled }) },
       }));
       return get(owner, automationId);
@@ -159,19 +162,11 @@ export function createAutomations(client: Client, taskQueue: string) {
     get,
 
     async list(owner: string): Promise<Automation[]> {
-      const automations: Automation[] = [];
+      const ids: string[] = [];
       for await (const summary of client.schedule.list()) {
-        const memo = summary.memo?.[memoKey] as AutomationMemo | undefined;
-        if (!summary.scheduleId.startsWith(automationIdPrefix) || memo?.owner !== owner) continue;
-        automations.push(
-          view(summary.scheduleId, memo, {
-            paused: summary.state.paused,
-            next: summary.info.nextActionTimes[0],
-            recent: summary.info.recentActions.map((action) => action.action.workflow.workflowId),
-          }),
-        );
+        if (summary.scheduleId.startsWith(automationIdPrefix) && summary.memo?.[ownerKey] === owner) ids.push(summary.scheduleId);
       }
-      return automations;
+      return Promise.all(ids.map((id) => get(owner, id)));
     },
 
     async setEnabled(owner: string, automationId: string, enabled: boolean): Promise<Automation> {

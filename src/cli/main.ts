@@ -6,6 +6,7 @@ import { chatCommand } from './commands/chat.js';
 import { watchCommand } from './commands/watch.js';
 import { memoryCommand } from './commands/memory.js';
 import { loopsCommand } from './commands/loops.js';
+import { automationsCommand } from './commands/automations.js';
 import { devCommand } from './commands/dev.js';
 import { doctorCommand } from './commands/doctor.js';
 import { runCommand } from './commands/run.js';
@@ -35,7 +36,7 @@ export function buildProgram(): Command {
     .description('Durable LLM agent sessions on Temporal')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
-  for (const command of [devCommand, workerCommand, doctorCommand, runCommand, startCommand, sendCommand, showCommand, treeCommand, stopCommand, chatCommand, answerCommand, watchCommand, memoryCommand, loopsCommand]) {
+  for (const command of [devCommand, workerCommand, doctorCommand, runCommand, startCommand, sendCommand, showCommand, treeCommand, stopCommand, chatCommand, answerCommand, watchCommand, memoryCommand, loopsCommand, automationsCommand]) {
     program.addCommand(command.exitOverride().showHelpAfterError('(run with --help for usage)'));
   }
   return program;

@@ -1,0 +1,103 @@
+import { Command, InvalidArgumentError } from 'commander';
+import type { Automation } from '../../shared/tools/automations.js';
+import { createOutput } from '../output.js';
+import { connectionSettingsFrom, nonEmptyText, ownerId, withConnectionFlags, type ConnectionFlags } from '../options.js';
+import { withClient } from '../with-client.js';
+
+interface AutomationFlags extends ConnectionFlags {
+  owner: string;
+  json?: boolean;
+}
+
+const withAutomationFlags = (command: Command) =>
+  withConnectionFlags(command)
+    .option('--owner <id>', 'whose automations', ownerId, 'default')
+    .option('--json', 'print one JSON object');
+
+function describe(automation: Automation): string {
+  const state = automation.enabled ? `next run ${automation.next_run_at ?? 'none'}` : 'paused';
+  return `${automation.automation_id}  ${automation.title}  [${automation.recurrence} from ${automation.start_local} ${automation.timezone}; ${state}]`;
+}
+
+function milliseconds(value: string): number {
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 0) throw new InvalidArgumentError(`--wait must be a number of milliseconds (0 or more), got "${value}".`);
+  return number;
+}
+
+const list = withAutomationFlags(new Command('list').description("list an owner's automations")).action(async (flags: AutomationFlags) => {
+  const output = createOutput(Boolean(flags.json));
+  await withClient(connectionSettingsFrom(flags), async (client) => {
+    const automations = await client.automations(flags.owner).list();
+    output.result({ owner: flags.owner, automations }, automations.length === 0 ? `no automations for ${flags.owner}` : automations.map(describe).join('\n'));
+  });
+});
+
+const create = withAutomationFlags(new Command('create').description('create an automation: a scheduled run with its own new conversation'))
+  .requiredOption('--title <title>', 'its name', nonEmptyText('The title'))
+  .requiredOption('--prompt <prompt>', 'the first message of each run', nonEmptyText('The prompt'))
+  .requiredOption('--start <YYYY-MM-DDTHH:mm>', 'the first run, local to --timezone')
+  .option('--timezone <zone>', 'IANA time zone', 'UTC')
+  .option('--recurrence <kind>', 'none, hourly, daily, weekly, monthly or yearly', 'none')
+  .option('--tools <names>', 'comma-separated built-in tools the runs may use (default none)')
+  .action(async (flags: AutomationFlags & { title: string; prompt: string; start: string; timezone: string; recurrence: string; tools?: string }) => {
+    const output = createOutput(Boolean(flags.json));
+    await withClient(connectionSettingsFrom(flags), async (client) => {
+      const automation = await client.automations(flags.owner).create({
+        title: flags.title,
+        prompt: flags.prompt,
+        start_local: flags.start,
+        timezone: flags.timezone,
+        recurrence: flags.recurrence,
+        ...(flags.tools ? { tools: flags.tools.split(',').map((name) => name.trim()).filter(Boolean) } : {}),
+      });
+      output.result(automation, `created ${describe(automation)}`);
+    });
+  });
+
+const run = withAutomationFlags(new Command('run').description('run an automation now'))
+  .argument('<automation-id>', 'the automation id')
+  .option('--wait <ms>', 'wait up to this long for the run to finish', milliseconds)
+  .action(async (automationId: string, flags: AutomationFlags & { wait?: number }) => {
+    const output = createOutput(Boolean(flags.json));
+    await withClient(connectionSettingsFrom(flags), async (client) => {
+      const automations = client.automations(flags.owner);
+      const started = await automations.run(automationId);
+      if (flags.wait === undefined) {
+        output.result(started, `started run ${started.run_id}`);
+        return;
+      }
+      const finished = await automations.waitRun(started.run_id, flags.wait);
+      output.result(finished, `run ${finished.run_id}: ${finished.status}${finished.timed_out ? ' (still running)' : ''}\n${finished.final_message ?? ''}`);
+    });
+  });
+
+const toggle = (name: 'pause' | 'resume') =>
+  withAutomationFlags(new Command(name).description(name === 'pause' ? 'pause an automation: no scheduled runs until resumed' : 'resume a paused automation'))
+    .argument('<automation-id>', 'the automation id')
+    .action(async (automationId: string, flags: AutomationFlags) => {
+      const output = createOutput(Boolean(flags.json));
+      await withClient(connectionSettingsFrom(flags), async (client) => {
+        const automations = client.automations(flags.owner);
+        const automation = name === 'pause' ? await automations.pause(automationId) : await automations.resume(automationId);
+        output.result(automation, describe(automation));
+      });
+    });
+
+const remove = withAutomationFlags(new Command('delete').description('delete an automation (its past runs stay)'))
+  .argument('<automation-id>', 'the automation id')
+  .action(async (automationId: string, flags: AutomationFlags) => {
+    const output = createOutput(Boolean(flags.json));
+    await withClient(connectionSettingsFrom(flags), async (client) => {
+      output.result(await client.automations(flags.owner).delete(automationId), `deleted ${automationId}`);
+    });
+  });
+
+export const automationsCommand = new Command('automations')
+  .description("an owner's automations (Temporal Schedules): list, create, run, pause, resume, delete")
+  .addCommand(list.exitOverride())
+  .addCommand(create.exitOverride())
+  .addCommand(run.exitOverride())
+  .addCommand(toggle('pause').exitOverride())
+  .addCommand(toggle('resume').exitOverride())
+  .addCommand(remove.exitOverride());
