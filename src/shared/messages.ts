@@ -4,7 +4,7 @@ import type { AnswerReceipt, AnswerRequest, TreeQuestionsChange } from './questi
 import type { TaskBoardRequest } from './tools/task-board.js';
 import type { MemoryRead, MemoryWriteRequest } from './tools/memory.js';
 import type { ToolReply } from './tool-reply.js';
-import type { MessageState, SessionSnapshot, TranscriptEntry, TranscriptRange, UserMessage } from './session.js';
+import type { MessageState, SessionSnapshot, SubAgentFinished, TranscriptEntry, TranscriptRange, UserMessage } from './session.js';
 
 /** The public protocol of a session workflow, shared by the workflow code and the client. */
 
@@ -35,3 +35,6 @@ export const taskBoardUpdate = defineUpdate<ToolReply<unknown>, [TaskBoardReques
 export const memoryWriteUpdate = defineUpdate<ToolReply<unknown>, [MemoryWriteRequest]>('memoryWrite');
 /** A read of an owner's memories (list, search): a query, so reading adds nothing to the store's history. */
 export const memoryReadQuery = defineQuery<unknown, [MemoryRead]>('memoryRead');
+
+/** From a sub-agent to its parent, whichever run the parent is in: it has ended, how, and with which final message. */
+export const subAgentFinishedSignal = defineSignal<[SubAgentFinished]>('subAgentFinished');

@@ -34,6 +34,15 @@ export interface ChildSession {
   created_at: string;
   updated_at: string;
   final_message: string | null;
+  /** Started to outlive its parent's run (parent close policy ABANDON): the parent may continue as new meanwhile. */
+  outlives_run?: boolean;
+}
+
+/** What a sub-agent tells its parent when it ends. */
+export interface SubAgentFinished {
+  sub_session_id: string;
+  status: SessionStatus;
+  final_message: string | null;
 }
 export const maxMessageLength = 200_000;
 
@@ -83,6 +92,8 @@ export const sessionInputSchema = z.object({
   max_children: z.number().int().min(0).max(1000).optional(),
   /** Whose memories the session reads and writes (default `default`); sub-agents inherit it. */
   owner: ownerSchema.optional(),
+  /** Continue as new once a run's history has this many events (default 5,000; Temporal warns at 10,240). */
+  history_limit: z.number().int().min(100).max(10_000).optional(),
   /** A root session that ends once its work is done, as a sub-agent does (automation runs). */
   ends_when_done: z.boolean().optional(),
 });

@@ -1,6 +1,8 @@
 import {
   allHandlersFinished,
+  CancellationScope,
   condition,
+  getExternalWorkflowHandle,
   continueAsNew,
   isCancellation,
   patched,
@@ -18,6 +20,7 @@ import {
   messageStateQuery,
   snapshotQuery,
   transcriptQuery,
+  subAgentFinishedSignal,
   taskBoardUpdate,
   treeQuestionsSignal,
   userMessageSignal,
@@ -79,6 +82,9 @@ export async function sessionWorkflow(input: SessionInput): Promise<SessionResul
   setHandler(eventsQuery, (range) => state.events.page(range));
   setHandler(answerQuestionsUpdate, (request) => acceptAnswers(state, request), { validator: (request) => checkAnswerRequest(state, request) });
   setHandler(taskBoardUpdate, (request) => applyBoardRequest(state, request), { validator: (request) => void parseBoardRequest(state, request) });
+  setHandler(subAgentFinishedSignal, (report) => {
+    if (typeof report?.sub_session_id === 'string' && closedStatuses.includes(report.status)) subAgents.finish(report);
+  });
   setHandler(treeQuestionsSignal, (change) => {
     if (change && (change.kind === 'asked' || change.kind === 'settled')) state.applyTreeQuestions(change);
   });
@@ -145,11 +151,12 @@ export async function sessionWorkflow(input: SessionInput): Promise<SessionResul
           if (state.inbox.length > 0) continue;
         }
         reportStatus(outcome === 'model_failed' ? 'failed' : 'completed');
+        await tellParent(state);
         return result(state);
       }
       reportStatus('idle');
-      // Children are followed by this run's handles, so a session continues as new only when none runs.
-      if (shouldContinueAsNew() && state.runningChildren().length === 0) {
+      // Sub-agents started to outlive this run report to the next one; older ones keep the session in this run.
+      if (shouldContinueAsNew(input.history_limit) && subAgents.canContinueAsNew()) {
         await condition(allHandlersFinished);
         await continueAsNew<typeof sessionWorkflow>({ ...input, instruction: undefined, title: state.identity.title, carried: state.carry() });
       }
@@ -160,6 +167,7 @@ export async function sessionWorkflow(input: SessionInput): Promise<SessionResul
       // Leaves first: every sub-agent of this session has stopped before this session ends.
       await subAgents.settle();
       reportStatus('stopped');
+      await CancellationScope.nonCancellable(() => tellParent(state));
     }
     throw error;
   }
@@ -169,11 +177,26 @@ export async function sessionWorkflow(input: SessionInput): Promise<SessionResul
 const continueAsNewHistoryLength = 5_000;
 const continueAsNewHistoryBytes = 10 * 1024 * 1024;
 
-function shouldContinueAsNew(): boolean {
+function shouldContinueAsNew(historyLimit = continueAsNewHistoryLength): boolean {
   const info = workflowInfo();
   if (info.continueAsNewSuggested) return true;
-  if (info.historyLength < continueAsNewHistoryLength && info.historySize < continueAsNewHistoryBytes) return false;
+  if (info.historyLength < historyLimit && info.historySize < continueAsNewHistoryBytes) return false;
   return patched('continue-as-new-at-history-length');
+}
+
+/** A sub-agent tells its parent it has ended, reaching the parent's current run (the parent may have continued as new). */
+async function tellParent(state: SessionState): Promise<void> {
+  const parent = state.identity.parent_session_id;
+  if (!parent || !patched('tell-parent-when-finished')) return;
+  try {
+    await getExternalWorkflowHandle(parent).signal(subAgentFinishedSignal, {
+      sub_session_id: state.identity.session_id,
+      status: state.status,
+      final_message: state.finalMessage(),
+    });
+  } catch {
+    // The parent has ended; nobody waits for this report.
+  }
 }
 
 function identityAttributes(state: SessionState): SearchAttributeUpdatePair[] {

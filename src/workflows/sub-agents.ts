@@ -1,13 +1,16 @@
 import {
   CancellationScope,
   ChildWorkflowCancellationType,
+  condition,
+  getExternalWorkflowHandle,
+  patched,
   ChildWorkflowFailure,
   ParentClosePolicy,
   isCancellation,
   startChild,
   uuid4,
 } from '@temporalio/workflow';
-import { sessionWorkflowType, type SessionInput, type SessionResult, type SessionStatus } from '../shared/session.js';
+import { closedStatuses, sessionWorkflowType, type SessionInput, type SessionResult, type SessionStatus, type SubAgentFinished } from '../shared/session.js';
 import { eventTextLimits } from '../shared/events.js';
 import { shorten } from './event-log.js';
 
@@ -75,13 +78,16 @@ export class SubAgents {
       ...(request.system_prompt !== undefined ? { system_prompt: request.system_prompt } : {}),
       ...(request.max_turns !== undefined ? { max_tool_rounds: request.max_turns } : {}),
     };
+    // Newer sub-agents outlive their parent's run, so the parent can continue as new while they work; they tell the
+    // parent (by its id, whichever run it is in) when they finish, and a stop cancels them explicitly, leaves first.
+    const outlivesRun = patched('sub-agents-outlive-continue-as-new');
     const handle = await startChild(sessionWorkflowType, {
       workflowId: id,
       args: [input],
       staticSummary: request.title,
       // Stopping a session waits for its children to stop first: leaves, then parents.
       cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
-      parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
+      parentClosePolicy: outlivesRun ? ParentClosePolicy.ABANDON : ParentClosePolicy.REQUEST_CANCEL,
     });
     const now = new Date().toISOString();
     this.state.children.push({
@@ -92,39 +98,66 @@ export class SubAgents {
       created_at: now,
       updated_at: now,
       final_message: null,
+      ...(outlivesRun ? { outlives_run: true } : {}),
     });
     this.state.events.emit({ type: 'sub_agent_started', sub_session_id: id, title: request.title, mode: request.mode });
     const finished = (handle.result() as Promise<SessionResult>).then(
       (result) => {
-        this.ended(id, request.title, result.status, result.final_message);
+        this.finish({ sub_session_id: id, status: result.status, final_message: result.final_message });
         return result;
       },
       (error: unknown) => {
         if (isStoppedChild(error)) {
-          this.ended(id, request.title, 'stopped', null);
+          this.finish({ sub_session_id: id, status: 'stopped', final_message: null });
           return 'stopped' as const;
         }
-        this.ended(id, request.title, 'failed', null);
+        this.finish({ sub_session_id: id, status: 'failed', final_message: null });
         throw error;
       },
     );
     this.pending.set(
       id,
       finished.then(
-        (result) => {
-          if (request.mode === 'async' && result !== 'stopped') this.notify(id, request.title, result);
-        },
-        () => {
-          if (request.mode === 'async') this.notifyFailure(id, request.title);
-        },
+        () => undefined,
+        () => undefined,
       ),
     );
     return { id, finished };
   }
 
-  /** Waits (even while the session is being stopped) until every child started in this run has ended. */
+  /**
+   * A child has ended, as seen by this run's handle or told by the child's own signal (which also reaches a later run
+   * of this session); whichever comes first counts, once. An async child's end is queued as a notice.
+   */
+  finish(report: SubAgentFinished): void {
+    const child = this.state.children.find((candidate) => candidate.sub_session_id === report.sub_session_id);
+    if (!child || closedStatuses.includes(child.status)) return;
+    this.ended(child.sub_session_id, child.title, report.status, report.final_message);
+    if (child.mode !== 'async') return;
+    if (report.status === 'failed') this.notifyFailure(child.sub_session_id, child.title);
+    else if (report.status !== 'stopped') this.notify(child.sub_session_id, child.title, { session_id: child.sub_session_id, status: report.status, final_message: report.final_message });
+  }
+
+  /**
+   * Waits (even while the session is being stopped) until every child has ended: those started in this run end with
+   * it (their handles are cancelled with it); those carried from an earlier run are cancelled here, and their own
+   * finish signals say when they are done.
+   */
   async settle(): Promise<void> {
-    await CancellationScope.nonCancellable(() => Promise.allSettled([...this.pending.values()]));
+    await CancellationScope.nonCancellable(async () => {
+      await Promise.allSettled([...this.pending.values()]);
+      const inherited = this.state.runningChildren().filter((child) => !this.pending.has(child.sub_session_id));
+      if (inherited.length === 0) return;
+      await Promise.allSettled(inherited.map((child) => getExternalWorkflowHandle(child.sub_session_id).cancel()));
+      await condition(() => this.state.runningChildren().length === 0, '10 minutes');
+    });
+  }
+
+  /** Whether every running child may outlive this run, so the session can continue as new now. */
+  canContinueAsNew(): boolean {
+    const running = this.state.runningChildren();
+    if (running.length === 0) return true;
+    return running.every((child) => child.outlives_run === true) && patched('continue-as-new-with-running-sub-agents');
   }
 
   /** Records a child's end; question sets still listed for its branch are dropped, since nobody there waits any more. */

@@ -37,7 +37,7 @@ describe('a session whose history grows past the continue-as-new suggestion', ()
     await fake.stop();
   });
 
-  it('waits for running sub-agents before continuing as new, so their notices are not lost', async () => {
+  it('continues as new while a sub-agent runs, and the sub-agent reports to the next run exactly once', async () => {
     const root = `can root ${Date.now()}`;
     const child = `can child ${Date.now()}`;
     const model = new ScriptedModel(fake);
@@ -51,22 +51,38 @@ describe('a session whose history grows past the continue-as-new suggestion', ()
     model.script(child, { content: 'Long task done.', delayMs: 8_000 });
     const session = await client.startSession({ instruction: root });
     await session.waitUntilIdle({ timeoutMs: 30_000 });
+    const childId = (await session.snapshot()).children[0]!.sub_session_id;
     for (const text of ['one', 'two', 'three', 'four']) {
       const messageId = await session.send(text);
       await session.waitUntilIdle({ messageId, timeoutMs: 30_000 });
     }
-    const runsWhileChildRuns = await runStatuses(session.id);
-    expect(runsWhileChildRuns).toEqual(['RUNNING']);
+    expect(await runStatuses(session.id)).toContain('CONTINUED_AS_NEW');
+    expect((await client.temporal.workflow.getHandle(childId).describe()).status.name).toBe('RUNNING');
 
     await waitUntil(async () => (await session.snapshot()).last_message?.content === 'Got the notice.');
     const notices = (await session.transcript()).filter((entry) => entry.content.startsWith('[Sub-agent notice]'));
     expect(notices).toHaveLength(1);
     expect(notices[0]!.content).toContain('Long task done.');
-    // With the child done, the next idle moment may continue as new, carrying everything.
-    const messageId = await session.send('after');
-    await session.waitUntilIdle({ messageId, timeoutMs: 30_000 });
+    expect((await client.temporal.workflow.getHandle(childId).describe()).status.name).toBe('COMPLETED');
+    expect((await session.snapshot()).children).toEqual([expect.objectContaining({ title: 'Long task', status: 'completed', outlives_run: true })]);
+  });
+
+  it('stops a sub-agent carried over from an earlier run when the session is cancelled', async () => {
+    const root = `can stop root ${Date.now()}`;
+    const child = `can stop child ${Date.now()}`;
+    const model = new ScriptedModel(fake);
+    model.script(root, call('subAgent', { title: 'Endless task', instruction: child }), { content: 'Started.' }, ...Array.from({ length: 4 }, () => ({ content: 'ok' })));
+    model.script(child, call('wait', { seconds: 3_600, reason: 'an hour-long job' }), { content: 'never' });
+    const session = await client.startSession({ instruction: root });
+    await session.waitUntilIdle({ timeoutMs: 30_000 });
+    const childId = (await session.snapshot()).children[0]!.sub_session_id;
+    for (const text of ['one', 'two', 'three', 'four']) await session.waitUntilIdle({ messageId: await session.send(text), timeoutMs: 30_000 });
     expect(await runStatuses(session.id)).toContain('CONTINUED_AS_NEW');
-    expect((await session.snapshot()).children).toEqual([expect.objectContaining({ title: 'Long task', status: 'completed' })]);
+
+    await client.temporal.workflow.getHandle(session.id).cancel();
+    await waitUntil(async () => (await client.temporal.workflow.getHandle(session.id).describe()).status.name === 'CANCELLED');
+    expect((await client.temporal.workflow.getHandle(childId).describe()).status.name).toBe('CANCELLED');
+    expect((await session.snapshot()).children[0]).toMatchObject({ status: 'stopped' });
   });
 
   async function runStatuses(workflowId: string): Promise<string[]> {
