@@ -101,11 +101,22 @@ describe('a session whose history grows past the continue-as-new suggestion', ()
       return { content: `answer ${request.body.messages.filter((message) => message.role === 'user').length}` };
     };
     const session = await client.startSession({ instruction });
+    // A live reader follows the session's events across its runs.
+    const stopReading = new AbortController();
+    const seen: number[] = [];
+    const reading = (async () => {
+      for await (const event of session.events({ signal: stopReading.signal })) seen.push(event.seq);
+    })();
     await session.waitUntilIdle({ timeoutMs: 30_000 });
     for (const text of ['Plan one thing.', 'Second.', 'Third.', 'Fourth.', 'Fifth.']) {
       const messageId = await session.send(text);
       await session.waitUntilIdle({ messageId, timeoutMs: 30_000 });
     }
+    const lastSeq = (await session.snapshot()).last_event_seq;
+    await waitUntil(() => seen.at(-1) === lastSeq, 15_000);
+    stopReading.abort();
+    await reading;
+    expect(seen).toEqual(Array.from({ length: lastSeq }, (_, index) => index + 1));
 
     const runs = await runStatuses(session.id);
     expect(runs).toContain('CONTINUED_AS_NEW');
