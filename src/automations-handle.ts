@@ -2,8 +2,8 @@ import type { Client } from '@temporalio/client';
 import { z } from 'zod';
 import { AutomationError, createAutomations, type Automations } from './automations/automations.js';
 import { ArborClientError } from './client-errors.js';
+import { checkOwner, parseClientInput } from './client-input.js';
 import { automationCreate, automationUpdate, type Automation, type AutomationCreateArgs, type AutomationRun, type AutomationUpdateArgs } from './shared/tools/automations.js';
-import { ownerSchema } from './shared/tools/memory.js';
 
 /** One owner's automations (Temporal Schedules that start a new session each run), from outside any session. */
 export class AutomationsHandle {
@@ -14,17 +14,16 @@ export class AutomationsHandle {
     client: Client,
     taskQueue: string,
   ) {
-    const parsed = ownerSchema.safeParse(owner);
-    if (!parsed.success) throw new ArborClientError(`Invalid owner "${owner}": ${parsed.error.issues[0]?.message}.`);
+    checkOwner(owner);
     this.automations = createAutomations(client, taskQueue);
   }
 
   create(args: z.input<typeof automationCreate.input>): Promise<Automation> {
-    return refusalsAsClientErrors(() => this.automations.create(this.owner, check(automationCreate.input, args) as AutomationCreateArgs));
+    return refusalsAsClientErrors(() => this.automations.create(this.owner, parseClientInput(automationCreate.input, args) as AutomationCreateArgs));
   }
 
   update(args: z.input<typeof automationUpdate.input>): Promise<Automation> {
-    return refusalsAsClientErrors(() => this.automations.update(this.owner, check(automationUpdate.input, args) as AutomationUpdateArgs));
+    return refusalsAsClientErrors(() => this.automations.update(this.owner, parseClientInput(automationUpdate.input, args) as AutomationUpdateArgs));
   }
 
   list(): Promise<Automation[]> {
@@ -62,11 +61,6 @@ export class AutomationsHandle {
   }
 }
 
-function check<T>(schema: z.ZodType<T>, value: unknown): T {
-  const parsed = schema.safeParse(value);
-  if (!parsed.success) throw new ArborClientError(z.prettifyError(parsed.error));
-  return parsed.data;
-}
 
 async function refusalsAsClientErrors<T>(operation: () => Promise<T>): Promise<T> {
   try {

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
-import { z } from 'zod';
 import { ArborClientError } from './client-errors.js';
+import { checkOwner, parseClientInput } from './client-input.js';
 import { createMemoryAccess, type MemoryAccess } from './memory-access.js';
 import type { ToolReply } from './shared/tool-reply.js';
-import { deleteMemory, listMemories, ownerSchema, saveMemory, searchMemory, updateMemory, type MemoryRecord } from './shared/tools/memory.js';
+import { deleteMemory, listMemories, saveMemory, searchMemory, updateMemory, type MemoryRecord } from './shared/tools/memory.js';
 
 /** Where memories written from outside a session say they came from. */
 const clientWriter = 'client';
@@ -18,44 +18,38 @@ export class MemoryHandle {
     client: Client,
     taskQueue: string,
   ) {
-    const parsed = ownerSchema.safeParse(owner);
-    if (!parsed.success) throw new ArborClientError(`Invalid owner "${owner}": ${parsed.error.issues[0]?.message}.`);
+    checkOwner(owner);
     this.access = createMemoryAccess(client, taskQueue);
   }
 
   /** Newest first, optionally only those with a tag. */
   async list(options: { tag?: string; limit?: number } = {}): Promise<{ total: number; memories: MemoryRecord[] }> {
-    const args = check(listMemories.input, options);
+    const args = parseClientInput(listMemories.input, options);
     return (await this.access.read(this.owner, { op: 'list', args })) as { total: number; memories: MemoryRecord[] };
   }
 
   /** Ranked by relevance (BM25 over content and tags), best first, each with its score. */
   async search(query: string, options: { limit?: number } = {}): Promise<(MemoryRecord & { score: number })[]> {
-    const args = check(searchMemory.input, { query, ...options });
+    const args = parseClientInput(searchMemory.input, { query, ...options });
     return ((await this.access.read(this.owner, { op: 'search', args })) as { results: (MemoryRecord & { score: number })[] }).results;
   }
 
   async save(content: string, options: { tags?: string[] } = {}): Promise<string> {
-    const args = check(saveMemory.input, { content, ...options });
+    const args = parseClientInput(saveMemory.input, { content, ...options });
     return (unwrap(await this.access.write(this.owner, { op: 'save', args, session_id: clientWriter }, randomUUID())) as { memory_id: string }).memory_id;
   }
 
   async update(memoryId: string, change: { content?: string; tags?: string[] }): Promise<void> {
-    const args = check(updateMemory.input, { memory_id: memoryId, ...change });
+    const args = parseClientInput(updateMemory.input, { memory_id: memoryId, ...change });
     unwrap(await this.access.write(this.owner, { op: 'update', args, session_id: clientWriter }, randomUUID()));
   }
 
   async delete(memoryId: string): Promise<void> {
-    const args = check(deleteMemory.input, { memory_id: memoryId });
+    const args = parseClientInput(deleteMemory.input, { memory_id: memoryId });
     unwrap(await this.access.write(this.owner, { op: 'delete', args, session_id: clientWriter }, randomUUID()));
   }
 }
 
-function check<T>(schema: z.ZodType<T>, value: unknown): T {
-  const parsed = schema.safeParse(value);
-  if (!parsed.success) throw new ArborClientError(z.prettifyError(parsed.error));
-  return parsed.data;
-}
 
 function unwrap(reply: ToolReply<unknown>): unknown {
   if (!reply.ok) throw new ArborClientError(reply.error);

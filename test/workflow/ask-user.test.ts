@@ -1,17 +1,13 @@
-import { randomUUID } from 'node:crypto';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ModelSettings } from '../../src/activities/model-settings.js';
+import { describe, expect, it } from 'vitest';
 import { ArborClientError } from '../../src/client-errors.js';
 import { SessionHandle } from '../../src/session-handle.js';
 import type { SessionEvent } from '../../src/shared/events.js';
 import { answerQuestionsUpdate } from '../../src/shared/messages.js';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
-import { sessionWorkflowType, type SessionInput } from '../../src/shared/session.js';
-import type { sessionWorkflow } from '../../src/workflows/session-workflow.js';
-import { FakeOpenAI } from '../support/fake-openai.js';
-import { call, ScriptedModel, toolResults } from '../support/scripted-model.js';
-import { createTimeSkippingEnvironment, withWorker } from '../support/time-skipping.js';
+import type { SessionInput } from '../../src/shared/session.js';
+import { call, toolResults } from '../support/scripted-model.js';
+import { withWorker } from '../support/time-skipping.js';
+import { scriptedTimeSkipping } from '../support/scripted-time-skipping.js';
 import { waitUntil } from '../support/wait.js';
 
 const colour = {
@@ -34,29 +30,12 @@ const extras = {
 };
 
 describe('askUser (time-skipping server, scripted model)', () => {
-  let env: TestWorkflowEnvironment;
-  const fake = new FakeOpenAI();
-  const model = new ScriptedModel(fake);
-  let settings: ModelSettings;
+  const scripted = scriptedTimeSkipping('ask-model');
+  const { fake, model } = scripted;
 
-  beforeAll(async () => {
-    env = await createTimeSkippingEnvironment();
-    await fake.start();
-    settings = { apiKey: 'sk-ask', baseURL: fake.baseURL, defaultModel: 'ask-model', requestTimeoutMs: 30_000 };
-  });
+  const start = (taskQueue: string, input: SessionInput) => scripted.start(taskQueue, input);
 
-  afterAll(async () => {
-    await env?.teardown();
-    await fake.stop();
-  });
-
-  async function start(taskQueue: string, input: SessionInput): Promise<SessionHandle> {
-    const id = randomUUID();
-    await env.client.workflow.start<typeof sessionWorkflow>(sessionWorkflowType, { workflowId: id, taskQueue, args: [input] });
-    return new SessionHandle(id, env.client);
-  }
-
-  const unique = (label: string) => `${label} ${randomUUID()}`;
+  const { unique } = scripted;
 
   async function waitForQuestions(session: SessionHandle, count = 1) {
     await waitUntil(async () => (await session.pendingQuestions()).length === count);
@@ -66,7 +45,7 @@ describe('askUser (time-skipping server, scripted model)', () => {
   it('pauses the turn as waiting_for_user and returns the seed text for one answer', async () => {
     const instruction = unique('ask one');
     model.script(instruction, call('askUser', { questions: [colour] }), { content: 'Blue it is.' });
-    await withWorker(env, settings, async (taskQueue) => {
+    await withWorker(scripted.env, scripted.settings, async (taskQueue) => {
       const session = await start(taskQueue, { instruction });
       const [set] = await waitForQuestions(session);
       const snapshot = await session.snapshot();
@@ -87,7 +66,7 @@ describe('askUser (time-skipping server, scripted model)', () => {
   it('joins several questions, several labels and an Other answer with ", "', async () => {
     const instruction = unique('ask several');
     model.script(instruction, call('askUser', { questions: [colour, extras] }), { content: 'Noted.' });
-    await withWorker(env, settings, async (taskQueue) => {
+    await withWorker(scripted.env, scripted.settings, async (taskQueue) => {
       const session = await start(taskQueue, { instruction });
       await waitForQuestions(session);
       await session.answer({ [colour.question]: { other: 'Burnt orange' }, [extras.question]: ['Dark mode', 'Export to CSV'] });
@@ -102,7 +81,7 @@ describe('askUser (time-skipping server, scripted model)', () => {
   it('refuses bad answers with a clear error and changes nothing', async () => {
     const instruction = unique('ask strict');
     model.script(instruction, call('askUser', { questions: [colour, extras] }), { content: 'Done.' });
-    await withWorker(env, settings, async (taskQueue) => {
+    await withWorker(scripted.env, scripted.settings, async (taskQueue) => {
       const session = await start(taskQueue, { instruction });
       const [set] = await waitForQuestions(session);
       const before = await session.snapshot();
@@ -119,7 +98,7 @@ describe('askUser (time-skipping server, scripted model)', () => {
       }
       // The workflow's own validator refuses too, with nothing written to history.
       await expect(
-        env.client.workflow.getHandle(session.id).executeUpdate(answerQuestionsUpdate, {
+        scripted.env.client.workflow.getHandle(session.id).executeUpdate(answerQuestionsUpdate, {
           args: [{ question_set_id: set!.question_set_id, answers: { [colour.question]: 'Purple', [extras.question]: 'Dark mode' } }],
         }),
       ).rejects.toThrow(WorkflowUpdateFailedError);
@@ -153,17 +132,17 @@ describe('askUser (time-skipping server, scripted model)', () => {
     model.script(middle, call('subAgent', { title: 'Leaf', instruction: leaf, mode: 'sync' }), { content: 'Middle done.' });
     model.script(leaf, call('askUser', { questions: [colour] }), { content: 'Leaf done.' });
     model.script(sibling, call('todoWrite', { todos: [{ content: 'Work alone', status: 'completed' }] }), { content: 'Sibling done.' });
-    await withWorker(env, settings, async (taskQueue) => {
+    await withWorker(scripted.env, scripted.settings, async (taskQueue) => {
       const session = await start(taskQueue, { instruction: root });
       const [set] = await waitForQuestions(session);
       const leafId = set!.session_id;
       expect(set).toMatchObject({ session_title: 'Leaf', questions: [expect.objectContaining({ question: colour.question })] });
-      const leafSnapshot = await new SessionHandle(leafId, env.client).snapshot();
+      const leafSnapshot = await new SessionHandle(leafId, scripted.env.client).snapshot();
       expect(leafSnapshot).toMatchObject({ status: 'waiting_for_user', depth: 2 });
 
       // The sibling finishes while the leaf still waits.
       await waitUntil(async () => (await session.snapshot()).children.find((child) => child.title === 'Sibling')?.status === 'completed');
-      expect((await new SessionHandle(leafId, env.client).snapshot()).status).toBe('waiting_for_user');
+      expect((await new SessionHandle(leafId, scripted.env.client).snapshot()).status).toBe('waiting_for_user');
 
       await session.answer({ [colour.question]: 'Green' });
       await waitUntil(async () => (await session.snapshot()).children.every((child) => child.status === 'completed'));
@@ -178,12 +157,12 @@ describe('askUser (time-skipping server, scripted model)', () => {
     const instruction = unique('ask with timeout');
     model.script(instruction, call('askUser', { questions: [colour] }), { content: 'Assumed blue.' });
     await withWorker(
-      env,
-      settings,
+      scripted.env,
+      scripted.settings,
       async (taskQueue) => {
         const session = await start(taskQueue, { instruction });
         await waitForQuestions(session);
-        await env.sleep('2 hours');
+        await scripted.env.sleep('2 hours');
         const snapshot = await session.waitUntilIdle({ timeoutMs: 30_000 });
         expect(snapshot.pending_questions).toEqual([]);
         expect(toolResults(fake.requestsFor(instruction)[1]!)[0]).toMatch(/^The user did not answer your questions \("Which colour should the button be\?"\) within 1 hour\(s\)\./);
@@ -199,7 +178,7 @@ describe('askUser (time-skipping server, scripted model)', () => {
     const child = unique('child events');
     model.script(root, call('subAgent', { title: 'Helper', instruction: child, mode: 'sync' }), { content: 'All done.' });
     model.script(child, call('todoWrite', { todos: [{ content: 'Help', status: 'in_progress', active_form: 'Helping' }] }), { content: 'Helped.' });
-    await withWorker(env, settings, async (taskQueue) => {
+    await withWorker(scripted.env, scripted.settings, async (taskQueue) => {
       const session = await start(taskQueue, { instruction: root });
       await session.waitUntilIdle({ timeoutMs: 30_000 });
       const events = await collect(session);
@@ -215,7 +194,7 @@ describe('askUser (time-skipping server, scripted model)', () => {
         'status_changed', // running -> idle
       ]);
       const childId = events.find((event) => event.type === 'sub_agent_started')!;
-      const childEvents = await collect(new SessionHandle((childId as Extract<SessionEvent, { type: 'sub_agent_started' }>).sub_session_id, env.client));
+      const childEvents = await collect(new SessionHandle((childId as Extract<SessionEvent, { type: 'sub_agent_started' }>).sub_session_id, scripted.env.client));
       expect(childEvents.map((event) => event.type)).toEqual([
         'status_changed',
         'message',

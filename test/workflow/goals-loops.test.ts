@@ -1,42 +1,21 @@
-import { randomUUID } from 'node:crypto';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ModelSettings } from '../../src/activities/model-settings.js';
-import { SessionHandle } from '../../src/session-handle.js';
-import { sessionWorkflowType, type SessionInput, type TranscriptEntry } from '../../src/shared/session.js';
-import type { sessionWorkflow } from '../../src/workflows/session-workflow.js';
-import { FakeOpenAI, type RecordedRequest } from '../support/fake-openai.js';
-import { call, ScriptedModel, toolResults } from '../support/scripted-model.js';
-import { createTimeSkippingEnvironment, withWorker } from '../support/time-skipping.js';
+import { describe, expect, it } from 'vitest';
+import { type SessionInput, type TranscriptEntry } from '../../src/shared/session.js';
+import { type RecordedRequest } from '../support/fake-openai.js';
+import { call, toolResults } from '../support/scripted-model.js';
+import { withWorker } from '../support/time-skipping.js';
+import { scriptedTimeSkipping } from '../support/scripted-time-skipping.js';
 import { waitUntil } from '../support/wait.js';
 
 const lastUserMessage = (request: RecordedRequest) => request.body.messages.filter((message) => message.role === 'user').at(-1)?.content ?? '';
 const firings = (transcript: TranscriptEntry[]) => transcript.filter((entry) => entry.role === 'user' && entry.id.startsWith('loop:')).map((entry) => entry.id);
 
 describe('goals and loops (time-skipping server, scripted model)', () => {
-  let env: TestWorkflowEnvironment;
-  const fake = new FakeOpenAI();
-  const model = new ScriptedModel(fake);
-  let settings: ModelSettings;
+  const scripted = scriptedTimeSkipping('goal-model');
+  const { fake, model } = scripted;
 
-  beforeAll(async () => {
-    env = await createTimeSkippingEnvironment();
-    await fake.start();
-    settings = { apiKey: 'sk-goals', baseURL: fake.baseURL, defaultModel: 'goal-model', requestTimeoutMs: 30_000 };
-  });
+  const start = (taskQueue: string, input: SessionInput) => scripted.start(taskQueue, input);
 
-  afterAll(async () => {
-    await env?.teardown();
-    await fake.stop();
-  });
-
-  async function start(taskQueue: string, input: SessionInput): Promise<SessionHandle> {
-    const id = randomUUID();
-    await env.client.workflow.start<typeof sessionWorkflow>(sessionWorkflowType, { workflowId: id, taskQueue, args: [input] });
-    return new SessionHandle(id, env.client);
-  }
-
-  const unique = (label: string) => `${label} ${randomUUID()}`;
+  const { unique } = scripted;
   const goalIdOf = (request: RecordedRequest) => JSON.parse(toolResults(request).at(-1)!).goal_id as string;
 
   it('drives turns toward a goal until the model completes it, restating the condition', async () => {
@@ -49,7 +28,7 @@ describe('goals and loops (time-skipping server, scripted model)', () => {
       () => call('completeGoal', { goal_id: goalIdOf(fake.requestsFor(instruction)[1]!) }),
       { content: 'All pass.' },
     );
-    await withWorker(env, settings, async (taskQueue) => {
+    await withWorker(scripted.env, scripted.settings, async (taskQueue) => {
       const session = await start(taskQueue, { instruction });
       await waitUntil(async () => (await session.snapshot()).goals[0]?.status === 'completed', 30_000);
       const snapshot = await session.waitUntilIdle({ timeoutMs: 30_000 });
@@ -66,7 +45,7 @@ describe('goals and loops (time-skipping server, scripted model)', () => {
   it('exhausts a goal after max_turns and stops driving', async () => {
     const instruction = unique('goal exhausted');
     model.script(instruction, call('createGoal', { condition: 'Impossible', max_turns: 3 }), { content: 'one' }, { content: 'two' }, { content: 'three' }, { content: 'never' });
-    await withWorker(env, settings, async (taskQueue) => {
+    await withWorker(scripted.env, scripted.settings, async (taskQueue) => {
       const session = await start(taskQueue, { instruction });
       await waitUntil(async () => (await session.snapshot()).goals[0]?.status === 'exhausted', 30_000);
       const snapshot = await session.waitUntilIdle({ timeoutMs: 30_000 });
@@ -85,7 +64,7 @@ describe('goals and loops (time-skipping server, scripted model)', () => {
       () => call('cancelGoal', { goal_id: goalIdOf(fake.requestsFor(instruction)[1]!) }),
       { content: 'Cancelled.' },
     );
-    await withWorker(env, settings, async (taskQueue) => {
+    await withWorker(scripted.env, scripted.settings, async (taskQueue) => {
       const session = await start(taskQueue, { instruction });
       await waitUntil(() => fake.requestsFor(instruction).length >= 2, 30_000);
       await session.send('Stop and tell me the status');
@@ -102,10 +81,10 @@ describe('goals and loops (time-skipping server, scripted model)', () => {
   it('fires a loop every hour for seven simulated days until it expires', async () => {
     const instruction = unique('loop expiry');
     model.script(instruction, call('createLoop', { prompt: 'Check the queue', interval_seconds: 3_600, max_turns: 1_000 }), { content: 'Loop created.' });
-    await withWorker(env, settings, async (taskQueue) => {
+    await withWorker(scripted.env, scripted.settings, async (taskQueue) => {
       const session = await start(taskQueue, { instruction });
       await waitUntil(async () => (await session.snapshot()).loops.length === 1, 30_000);
-      await env.sleep('8 days');
+      await scripted.env.sleep('8 days');
       await waitUntil(async () => (await session.snapshot()).loops[0]?.status === 'exhausted', 60_000);
       const snapshot = await session.waitUntilIdle({ timeoutMs: 60_000 });
       expect(snapshot.loops[0]).toMatchObject({ status: 'exhausted', reason: 'expired', firings: 167, next_fire_at: null });
@@ -134,16 +113,16 @@ describe('goals and loops (time-skipping server, scripted model)', () => {
       () => call('completeLoop', { reason: 'Enough ticks' }),
       { content: 'Completed.' },
     );
-    await withWorker(env, settings, async (taskQueue) => {
+    await withWorker(scripted.env, scripted.settings, async (taskQueue) => {
       const session = await start(taskQueue, { instruction });
       await waitUntil(async () => (await session.snapshot()).loops.length === 1, 30_000);
-      await env.sleep('3 minutes');
+      await scripted.env.sleep('3 minutes');
       await waitUntil(async () => (await session.snapshot()).loops[0]?.status === 'paused', 60_000);
-      await env.sleep('1 hour');
+      await scripted.env.sleep('1 hour');
       expect((await session.snapshot()).loops[0]).toMatchObject({ status: 'paused', firings: 2 });
       await session.send('Resume the loop');
       await waitUntil(async () => (await session.snapshot()).loops[0]?.status === 'active', 30_000);
-      await env.sleep('5 minutes');
+      await scripted.env.sleep('5 minutes');
       await waitUntil(async () => (await session.snapshot()).loops[0]?.status === 'completed', 60_000);
       const snapshot = await session.waitUntilIdle({ timeoutMs: 30_000 });
       expect(snapshot.loops[0]).toMatchObject({ status: 'completed', firings: 4, reason: 'Enough ticks' });
@@ -162,10 +141,10 @@ describe('goals and loops (time-skipping server, scripted model)', () => {
       { content: 'Long turn over.' },
       (request) => ({ content: `Handled: ${request.body.messages.filter((message) => message.role === 'user').length - 1} firing(s)` }),
     );
-    await withWorker(env, settings, async (taskQueue) => {
+    await withWorker(scripted.env, scripted.settings, async (taskQueue) => {
       const session = await start(taskQueue, { instruction });
       await waitUntil(async () => (await session.snapshot()).waiting !== null, 30_000);
-      await env.sleep('1 minute');
+      await scripted.env.sleep('1 minute');
       await waitUntil(async () => (await session.snapshot()).turn === 2, 60_000);
       const snapshot = await session.waitUntilIdle({ timeoutMs: 30_000 });
       expect(toolResults(fake.requestsFor(instruction)[1]!)[1]).toMatch(/^Waited 25 s/);
@@ -186,12 +165,12 @@ describe('goals and loops (time-skipping server, scripted model)', () => {
       ] },
       { content: 'Scheduled.' },
     );
-    await withWorker(env, settings, async (taskQueue) => {
+    await withWorker(scripted.env, scripted.settings, async (taskQueue) => {
       const session = await start(taskQueue, { instruction });
       await waitUntil(async () => (await session.snapshot()).cron_jobs.length === 2, 30_000);
       const [recurring] = toolResults(fake.requestsFor(instruction)[1]!).map((result) => JSON.parse(result));
       expect(recurring).toMatchObject({ human_schedule: 'At 5 and 35 minutes past the hour (UTC)', recurring: true, durable: true });
-      await env.sleep('3 hours');
+      await scripted.env.sleep('3 hours');
       await waitUntil(async () => (await session.snapshot()).cron_jobs[0]?.firings === 6, 60_000);
       const snapshot = await session.waitUntilIdle({ timeoutMs: 30_000 });
       expect(snapshot.cron_jobs).toHaveLength(1);
@@ -210,7 +189,7 @@ describe('goals and loops (time-skipping server, scripted model)', () => {
       { name: 'createLoop', arguments: JSON.stringify({ prompt: 'Spin', interval_seconds: 5 }) },
       { name: 'completeLoop', arguments: JSON.stringify({ reason: 'no loop' }) },
     ] }, { content: 'Refused.' });
-    await withWorker(env, settings, async (taskQueue) => {
+    await withWorker(scripted.env, scripted.settings, async (taskQueue) => {
       const session = await start(taskQueue, { instruction });
       await session.waitUntilIdle({ timeoutMs: 30_000 });
       expect(toolResults(fake.requestsFor(instruction)[1]!)).toEqual([

@@ -1,31 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ModelSettings } from '../../src/activities/model-settings.js';
+import { describe, expect, it } from 'vitest';
 import { ArborClient } from '../../src/client.js';
 import type { SessionHandle } from '../../src/session-handle.js';
 import type { SessionOptions } from '../../src/shared/session.js';
-import { FakeOpenAI } from '../support/fake-openai.js';
-import { call, ScriptedModel, toolResults } from '../support/scripted-model.js';
-import { createTimeSkippingEnvironment, withWorker } from '../support/time-skipping.js';
+import { call, toolResults } from '../support/scripted-model.js';
+import { withWorker } from '../support/time-skipping.js';
+import { scriptedTimeSkipping } from '../support/scripted-time-skipping.js';
 import { waitUntil } from '../support/wait.js';
 
 describe('memories shared by an owner’s sessions (time-skipping server, scripted model)', () => {
-  let env: TestWorkflowEnvironment;
-  const fake = new FakeOpenAI();
-  const model = new ScriptedModel(fake);
-  let settings: ModelSettings;
-
-  beforeAll(async () => {
-    env = await createTimeSkippingEnvironment();
-    await fake.start();
-    settings = { apiKey: 'sk-memory', baseURL: fake.baseURL, defaultModel: 'memory-model', requestTimeoutMs: 30_000 };
-  });
-
-  afterAll(async () => {
-    await env?.teardown();
-    await fake.stop();
-  });
+  const scripted = scriptedTimeSkipping('memory-model');
+  const { fake, model } = scripted;
 
   const lastResult = (instruction: string, request: number) => toolResults(fake.requestsFor(instruction)[request]!).at(-1)!;
 
@@ -50,8 +35,8 @@ describe('memories shared by an owner’s sessions (time-skipping server, script
     );
     model.script(reader, call('searchMemory', { query: 'which region for deployment' }), call('listMemories', { tag: 'drinks' }), call('deleteMemory', { memory_id: 'mem-1' }), call('listMemories', {}), { content: 'Read.' });
     model.script(stranger, call('searchMemory', { query: 'region' }), call('listMemories', {}), { content: 'Nothing here.' });
-    await withWorker(env, settings, async (taskQueue) => {
-      const arbor = new ArborClient(env.client, taskQueue);
+    await withWorker(scripted.env, scripted.settings, async (taskQueue) => {
+      const arbor = new ArborClient(scripted.env.client, taskQueue);
       const written = await run(arbor, { instruction: writer, owner });
       expect(JSON.parse(lastResult(writer, 1))).toEqual({ memory_id: 'mem-1', saved: true });
       expect(JSON.parse(lastResult(writer, 3))).toEqual({ memory_id: 'mem-2', updated_fields: ['tags'] });
@@ -94,8 +79,8 @@ describe('memories shared by an owner’s sessions (time-skipping server, script
         { content: 'Saved two.' },
       );
     }
-    await withWorker(env, settings, async (taskQueue) => {
-      const arbor = new ArborClient(env.client, taskQueue);
+    await withWorker(scripted.env, scripted.settings, async (taskQueue) => {
+      const arbor = new ArborClient(scripted.env.client, taskQueue);
       const session = await arbor.startSession({ instruction: root, owner });
       await waitUntil(async () => {
         const snapshot = await session.snapshot();

@@ -1,45 +1,26 @@
 import { randomUUID } from 'node:crypto';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ModelSettings } from '../../src/activities/model-settings.js';
+import { describe, expect, it } from 'vitest';
 import { SessionHandle } from '../../src/session-handle.js';
-import { sessionWorkflowType, type SessionInput } from '../../src/shared/session.js';
-import type { sessionWorkflow } from '../../src/workflows/session-workflow.js';
-import { FakeOpenAI } from '../support/fake-openai.js';
-import { call, ScriptedModel, toolResults } from '../support/scripted-model.js';
-import { createTimeSkippingEnvironment, withWorker } from '../support/time-skipping.js';
+import type { SessionInput } from '../../src/shared/session.js';
+import { call, toolResults } from '../support/scripted-model.js';
+import { withWorker } from '../support/time-skipping.js';
+import { scriptedTimeSkipping } from '../support/scripted-time-skipping.js';
 import { waitUntil } from '../support/wait.js';
 
 describe('sub-agents (time-skipping server, scripted model)', () => {
-  let env: TestWorkflowEnvironment;
-  const fake = new FakeOpenAI();
-  const model = new ScriptedModel(fake);
-  let settings: ModelSettings;
+  const scripted = scriptedTimeSkipping('tree-model');
+  const { fake, model } = scripted;
 
-  beforeAll(async () => {
-    env = await createTimeSkippingEnvironment();
-    await fake.start();
-    settings = { apiKey: 'sk-tree', baseURL: fake.baseURL, defaultModel: 'tree-model', requestTimeoutMs: 30_000 };
-  });
+  const start = (taskQueue: string, input: SessionInput, id?: string) => scripted.start(taskQueue, input, id);
 
-  afterAll(async () => {
-    await env?.teardown();
-    await fake.stop();
-  });
-
-  async function start(taskQueue: string, input: SessionInput, id = randomUUID()): Promise<SessionHandle> {
-    await env.client.workflow.start<typeof sessionWorkflow>(sessionWorkflowType, { workflowId: id, taskQueue, args: [input] });
-    return new SessionHandle(id, env.client);
-  }
-
-  const unique = (label: string) => `${label} ${randomUUID()}`;
+  const { unique } = scripted;
 
   it('runs a sync sub-agent and returns its final message as the tool result', async () => {
     const root = unique('root sync');
     const child = unique('child sync');
     model.script(root, call('subAgent', { title: 'Research', instruction: child, mode: 'sync' }), { content: 'Root done.' });
     model.script(child, { content: 'Child found the answer.' });
-    await withWorker(env, settings, async (taskQueue) => {
+    await withWorker(scripted.env, scripted.settings, async (taskQueue) => {
       const session = await start(taskQueue, { instruction: root });
       const snapshot = await session.waitUntilIdle({ timeoutMs: 30_000 });
       expect(snapshot.last_message?.content).toBe('Root done.');
@@ -48,7 +29,7 @@ describe('sub-agents (time-skipping server, scripted model)', () => {
       expect(snapshot.children).toEqual([
         expect.objectContaining({ sub_session_id: result.sub_session_id, title: 'Research', mode: 'sync', status: 'completed', final_message: 'Child found the answer.' }),
       ]);
-      const description = await env.client.workflow.getHandle(result.sub_session_id).describe();
+      const description = await scripted.env.client.workflow.getHandle(result.sub_session_id).describe();
       expect(description.parentExecution?.workflowId).toBe(session.id);
       expect(description.status.name).toBe('COMPLETED');
     });
@@ -65,7 +46,7 @@ describe('sub-agents (time-skipping server, scripted model)', () => {
       { content: 'Read the notice.' },
     );
     model.script(child, { content: 'Background result.', delayMs: 1_500 });
-    await withWorker(env, settings, async (taskQueue) => {
+    await withWorker(scripted.env, scripted.settings, async (taskQueue) => {
       const session = await start(taskQueue, { instruction: root });
       await session.waitUntilIdle({ timeoutMs: 30_000 });
       const spawned = JSON.parse(toolResults(fake.requestsFor(root)[1]!)[0]!);
@@ -99,7 +80,7 @@ describe('sub-agents (time-skipping server, scripted model)', () => {
       { content: 'Worker is done.' },
     );
     model.script(child, { content: 'First pass done.', delayMs: 1_000 }, { content: 'Edge cases covered too.' });
-    await withWorker(env, settings, async (taskQueue) => {
+    await withWorker(scripted.env, scripted.settings, async (taskQueue) => {
       const session = await start(taskQueue, { instruction: root });
       await session.waitUntilIdle({ timeoutMs: 30_000 });
       const [sent, running] = toolResults(fake.requestsFor(root)[3]!).slice(1);
@@ -116,7 +97,7 @@ describe('sub-agents (time-skipping server, scripted model)', () => {
         message_id: expect.any(String),
         created_at: expect.any(String),
       });
-      const childTranscript = await new SessionHandle(childId, env.client).transcript();
+      const childTranscript = await new SessionHandle(childId, scripted.env.client).transcript();
       expect(childTranscript.filter((entry) => entry.role === 'user').map((entry) => entry.content)).toEqual([child, 'Also cover the edge cases.']);
     });
   });
@@ -128,7 +109,7 @@ describe('sub-agents (time-skipping server, scripted model)', () => {
     model.script(root, call('subAgent', { title: 'Middle', instruction: middle, mode: 'sync' }), { content: 'Root has the answer.' });
     model.script(middle, call('subAgent', { title: 'Leaf', instruction: leaf }), { content: 'Middle waits.' }, { content: 'Middle saw the leaf result.' });
     model.script(leaf, { content: 'Leaf result.', delayMs: 500 });
-    await withWorker(env, settings, async (taskQueue) => {
+    await withWorker(scripted.env, scripted.settings, async (taskQueue) => {
       const session = await start(taskQueue, { instruction: root });
       const snapshot = await session.waitUntilIdle({ timeoutMs: 30_000 });
       expect(snapshot.last_message?.content).toBe('Root has the answer.');
@@ -147,11 +128,11 @@ describe('sub-agents (time-skipping server, scripted model)', () => {
     const child = unique('child sync stopped');
     model.script(root, call('subAgent', { title: 'Slow', instruction: child, mode: 'sync' }), { content: 'The helper was stopped.' });
     model.script(child, { content: 'never', delayMs: 60_000 });
-    await withWorker(env, settings, async (taskQueue) => {
+    await withWorker(scripted.env, scripted.settings, async (taskQueue) => {
       const session = await start(taskQueue, { instruction: root });
       await waitUntil(async () => (await session.snapshot()).children.length === 1);
       const childId = (await session.snapshot()).children[0]!.sub_session_id;
-      const stopped = await new SessionHandle(childId, env.client).stop();
+      const stopped = await new SessionHandle(childId, scripted.env.client).stop();
       expect(stopped).toEqual({ stopped_sessions: [{ sub_session_id: childId, title: 'Slow' }], total_stopped: 1 });
       const snapshot = await session.waitUntilIdle({ timeoutMs: 30_000 });
       expect(snapshot.last_message?.content).toBe('The helper was stopped.');
@@ -176,7 +157,7 @@ describe('sub-agents (time-skipping server, scripted model)', () => {
     );
     model.script(middle, call('subAgent', { title: 'Leaf', instruction: leaf }), { content: 'Middle waits for its leaf.' });
     model.script(leaf, { content: 'Leaf would answer much later.', delayMs: 60_000 });
-    await withWorker(env, settings, async (taskQueue) => {
+    await withWorker(scripted.env, scripted.settings, async (taskQueue) => {
       const session = await start(taskQueue, { instruction: root });
       const snapshot = await session.waitUntilIdle({ timeoutMs: 45_000 });
       expect(snapshot.last_message?.content).toBe('Stopped the branch.');
@@ -185,12 +166,12 @@ describe('sub-agents (time-skipping server, scripted model)', () => {
       expect(stopped.stopped_sessions.map((entry: { title: string }) => entry.title)).toEqual(['Leaf', 'Middle']);
       const [leafId] = stopped.stopped_sessions.map((entry: { sub_session_id: string }) => entry.sub_session_id);
 
-      const leafDescription = await env.client.workflow.getHandle(leafId).describe();
-      const middleDescription = await env.client.workflow.getHandle(middleId).describe();
+      const leafDescription = await scripted.env.client.workflow.getHandle(leafId).describe();
+      const middleDescription = await scripted.env.client.workflow.getHandle(middleId).describe();
       expect(leafDescription.status.name).toBe('CANCELLED');
       expect(middleDescription.status.name).toBe('CANCELLED');
       expect(leafDescription.closeTime!.getTime()).toBeLessThanOrEqual(middleDescription.closeTime!.getTime());
-      expect((await env.client.workflow.getHandle(session.id).describe()).status.name).toBe('RUNNING');
+      expect((await scripted.env.client.workflow.getHandle(session.id).describe()).status.name).toBe('RUNNING');
       expect(snapshot.children[0]).toMatchObject({ sub_session_id: middleId, status: 'stopped' });
     });
   });
@@ -206,7 +187,7 @@ describe('sub-agents (time-skipping server, scripted model)', () => {
       call('sendMessageToSubAgent', { sub_session_id: stranger, message: 'hello' }),
       { content: 'Refused as expected.' },
     );
-    await withWorker(env, settings, async (taskQueue) => {
+    await withWorker(scripted.env, scripted.settings, async (taskQueue) => {
       const session = await start(taskQueue, { instruction: root }, selfId);
       await session.waitUntilIdle({ timeoutMs: 30_000 });
       const results = toolResults(fake.requestsFor(root)[3]!);
@@ -228,7 +209,7 @@ describe('sub-agents (time-skipping server, scripted model)', () => {
       { content: 'Noted the notice.' },
     );
     model.script(first, { content: 'First done.', delayMs: 1_000 });
-    await withWorker(env, settings, async (taskQueue) => {
+    await withWorker(scripted.env, scripted.settings, async (taskQueue) => {
       const session = await start(taskQueue, { instruction: root, max_children: 1 });
       await session.waitUntilIdle({ timeoutMs: 30_000 });
       const results = toolResults(fake.requestsFor(root)[3]!);
@@ -245,7 +226,7 @@ describe('sub-agents (time-skipping server, scripted model)', () => {
     const child = unique('text-only child');
     model.script(root, call('subAgent', { title: 'Writer', instruction: child, mode: 'sync', tools: [] }), { content: 'ok' });
     model.script(child, { content: 'Just text.' });
-    await withWorker(env, settings, async (taskQueue) => {
+    await withWorker(scripted.env, scripted.settings, async (taskQueue) => {
       const session = await start(taskQueue, { instruction: root });
       await session.waitUntilIdle({ timeoutMs: 30_000 });
       expect(fake.requestsFor(child)[0]!.body.tools).toBeUndefined();
@@ -258,7 +239,7 @@ describe('sub-agents (time-skipping server, scripted model)', () => {
     const child = unique('child depth');
     model.script(root, call('subAgent', { title: 'Only level', instruction: child, mode: 'sync' }), { content: 'Root done.' });
     model.script(child, call('subAgent', { title: 'Too deep', instruction: 'never runs' }), { content: 'Could not go deeper.' });
-    await withWorker(env, settings, async (taskQueue) => {
+    await withWorker(scripted.env, scripted.settings, async (taskQueue) => {
       const session = await start(taskQueue, { instruction: root, max_depth: 1 });
       await session.waitUntilIdle({ timeoutMs: 30_000 });
       expect(toolResults(fake.requestsFor(child)[1]!)[0]).toMatch(/at most 1 levels below the root/);

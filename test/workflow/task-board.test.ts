@@ -1,37 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ModelSettings } from '../../src/activities/model-settings.js';
-import { SessionHandle } from '../../src/session-handle.js';
-import { sessionWorkflowType, type SessionInput } from '../../src/shared/session.js';
-import type { sessionWorkflow } from '../../src/workflows/session-workflow.js';
-import { FakeOpenAI } from '../support/fake-openai.js';
-import { call, ScriptedModel, toolResults } from '../support/scripted-model.js';
-import { createTimeSkippingEnvironment, withWorker } from '../support/time-skipping.js';
+import { describe, expect, it } from 'vitest';
+import type { SessionInput } from '../../src/shared/session.js';
+import { call, toolResults } from '../support/scripted-model.js';
+import { withWorker } from '../support/time-skipping.js';
+import { scriptedTimeSkipping } from '../support/scripted-time-skipping.js';
 import { waitUntil } from '../support/wait.js';
 
 describe('the task board of a session tree (time-skipping server, scripted model)', () => {
-  let env: TestWorkflowEnvironment;
-  const fake = new FakeOpenAI();
-  const model = new ScriptedModel(fake);
-  let settings: ModelSettings;
+  const scripted = scriptedTimeSkipping('board-model');
+  const { fake, model } = scripted;
 
-  beforeAll(async () => {
-    env = await createTimeSkippingEnvironment();
-    await fake.start();
-    settings = { apiKey: 'sk-board', baseURL: fake.baseURL, defaultModel: 'board-model', requestTimeoutMs: 30_000 };
-  });
-
-  afterAll(async () => {
-    await env?.teardown();
-    await fake.stop();
-  });
-
-  async function start(taskQueue: string, input: SessionInput): Promise<SessionHandle> {
-    const id = randomUUID();
-    await env.client.workflow.start<typeof sessionWorkflow>(sessionWorkflowType, { workflowId: id, taskQueue, args: [input] });
-    return new SessionHandle(id, env.client);
-  }
+  const start = (taskQueue: string, input: SessionInput) => scripted.start(taskQueue, input);
 
   it('keeps every task from sub-agents writing at once, and refuses a cycle made from two sessions', async () => {
     const root = `board root ${randomUUID()}`;
@@ -59,7 +38,7 @@ describe('the task board of a session tree (time-skipping server, scripted model
         { content: 'Worker done.' },
       );
     }
-    await withWorker(env, settings, async (taskQueue) => {
+    await withWorker(scripted.env, scripted.settings, async (taskQueue) => {
       const session = await start(taskQueue, { instruction: root });
       await waitUntil(async () => {
         const snapshot = await session.snapshot();
