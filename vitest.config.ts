@@ -7,8 +7,8 @@ export default defineConfig({
     pool: 'forks',
     globalSetup: ['test/global-setup.ts'],
     setupFiles: ['test/support/quiet-runtime.ts'],
-    // Workflow tests talk to real servers; the first run may also install the Temporal binaries.
-    testTimeout: 60_000,
+    // Tests talk to real servers and processes on a shared 2-core machine; the first run may also install binaries.
+    testTimeout: 180_000,
     hookTimeout: 180_000,
     teardownTimeout: 30_000,
     // 2-core machines: the dev server, test servers and workers need CPU too.
