@@ -1,11 +1,8 @@
-import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ArborClient } from '../../src/client.js';
-import { devServerSettings } from '../support/connection.js';
-import { FakeOpenAI } from '../support/fake-openai.js';
-import { killHard, runCli, startCli, startWorkerProcess, workerProcessEnv } from '../support/processes.js';
-import { call, ScriptedModel, toolResults } from '../support/scripted-model.js';
+import { describe, expect, it } from 'vitest';
+import { devServerWorkers } from '../support/dev-server-workers.js';
+import { runCli, startCli } from '../support/processes.js';
+import { call, toolResults } from '../support/scripted-model.js';
 import { waitUntil } from '../support/wait.js';
 
 const question = {
@@ -20,25 +17,9 @@ const seedText = (answer: string) =>
   `User has answered your questions: "Which region should we deploy to?"="${answer}". You can now continue with the user's answers in mind.`;
 
 describe('askUser through the CLI and across a worker restart (dev server, worker process, fake model)', () => {
-  const fake = new FakeOpenAI();
-  const model = new ScriptedModel(fake);
-  const settings = devServerSettings();
-  const workers: ChildProcess[] = [];
-  let client: ArborClient;
-  let env: NodeJS.ProcessEnv;
-
-  beforeAll(async () => {
-    await fake.start();
-    env = { TEMPORAL_ADDRESS: settings.address, ARBOR_TASK_QUEUE: settings.taskQueue };
-    workers.push(await startWorkerProcess(workerProcessEnv(settings, fake.baseURL, 'sk-ask-e2e')));
-    client = await ArborClient.fromSettings(settings);
-  });
-
-  afterAll(async () => {
-    await Promise.all(workers.map(killHard));
-    await client?.close();
-    await fake.stop();
-  });
+  const servers = devServerWorkers('sk-ask-e2e');
+  const { fake, model } = servers;
+  const env = servers.cliEnv;
 
   it('answers a question from two levels down with arbor answer on the root, and arbor watch shows it', async () => {
     const root = `root ${randomUUID()}`;
@@ -53,7 +34,7 @@ describe('askUser through the CLI and across a worker restart (dev server, worke
     const rootId = JSON.parse(started.stdout).session_id as string;
     const watch = startCli(['watch', rootId, '--json'], env);
     try {
-      await waitUntil(async () => (await client.session(rootId).snapshot()).pending_questions.length === 1, 60_000);
+      await waitUntil(async () => (await servers.client.session(rootId).snapshot()).pending_questions.length === 1, 60_000);
       const shown = JSON.parse((await runCli(['show', rootId, '--json'], env)).stdout);
       const [set] = shown.pending_questions;
       expect(set).toMatchObject({ session_title: 'Deployer', questions: [expect.objectContaining({ question: question.question })] });
@@ -69,7 +50,7 @@ describe('askUser through the CLI and across a worker restart (dev server, worke
       expect(answered.code, answered.stderr).toBe(0);
       expect(answered.stdout).toContain(`of session ${set.session_id}: "Which region should we deploy to?"="Europe"`);
 
-      await waitUntil(async () => (await client.session(rootId).snapshot()).status === 'idle', 60_000);
+      await waitUntil(async () => (await servers.client.session(rootId).snapshot()).status === 'idle', 60_000);
       expect(toolResults(fake.requestsFor(leaf)[1]!)).toEqual([seedText('Europe')]);
 
       const again = await runCli(['answer', rootId, '--set', set.question_set_id, '--answers', JSON.stringify({ [question.question]: 'Europe' })], env);
@@ -98,11 +79,10 @@ describe('askUser through the CLI and across a worker restart (dev server, worke
   it('keeps a question waiting across a worker restart, then delivers the answer', async () => {
     const instruction = `restart ${randomUUID()}`;
     model.script(instruction, call('askUser', { questions: [question] }), { content: 'Deployed after the restart.' });
-    const session = await client.startSession({ instruction });
+    const session = await servers.client.startSession({ instruction });
     await waitUntil(async () => (await session.snapshot()).status === 'waiting_for_user', 60_000);
 
-    await killHard(workers.shift()!);
-    workers.push(await startWorkerProcess(workerProcessEnv(settings, fake.baseURL, 'sk-ask-e2e')));
+    await servers.restartWorker();
     expect((await session.pendingQuestions()).map((set) => set.session_id)).toEqual([session.id]);
 
     await session.answer({ [question.question]: { other: 'Asia, Tokyo' } });

@@ -1,12 +1,9 @@
-import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ArborClient } from '../../src/client.js';
+import { describe, expect, it } from 'vitest';
+import { devServerWorkers } from '../support/dev-server-workers.js';
 import type { Automation } from '../../src/shared/tools/automations.js';
-import { devServerSettings } from '../support/connection.js';
-import { FakeOpenAI } from '../support/fake-openai.js';
-import { killHard, runCli, startWorkerProcess, workerProcessEnv } from '../support/processes.js';
-import { call, ScriptedModel, toolResults } from '../support/scripted-model.js';
+import { runCli } from '../support/processes.js';
+import { call, toolResults } from '../support/scripted-model.js';
 import { waitUntil } from '../support/wait.js';
 
 /** The next whole minute in UTC as YYYY-MM-DDTHH:mm, at least 5 seconds away. */
@@ -16,25 +13,9 @@ function nextMinuteUtc(): string {
 }
 
 describe('automations on Temporal Schedules (dev server, worker process, fake model)', () => {
-  const fake = new FakeOpenAI();
-  const model = new ScriptedModel(fake);
-  const settings = devServerSettings();
-  let worker: ChildProcess;
-  let client: ArborClient;
-  let env: NodeJS.ProcessEnv;
-
-  beforeAll(async () => {
-    await fake.start();
-    env = { TEMPORAL_ADDRESS: settings.address, ARBOR_TASK_QUEUE: settings.taskQueue };
-    worker = await startWorkerProcess(workerProcessEnv(settings, fake.baseURL, 'sk-automation'));
-    client = await ArborClient.fromSettings(settings);
-  });
-
-  afterAll(async () => {
-    if (worker) await killHard(worker);
-    await client?.close();
-    await fake.stop();
-  });
+  const servers = devServerWorkers('sk-automation');
+  const { fake, model } = servers;
+  const env = servers.cliEnv;
 
   it('creates an automation from a session, runs it now, waits for it, runs it on schedule, updates and deletes it', async () => {
     const owner = `erin-${randomUUID().slice(0, 8)}`;
@@ -55,7 +36,7 @@ describe('automations on Temporal Schedules (dev server, worker process, fake mo
     );
     model.script(prompt, { content: 'Report: queue is empty.' });
 
-    const session = await client.startSession({ instruction, owner });
+    const session = await servers.client.startSession({ instruction, owner });
     await session.waitUntilIdle({ timeoutMs: 60_000 });
     const results = toolResults(fake.requestsFor(instruction).at(-1)!);
     expect(results[0]).toMatch(/^Error: Invalid arguments for automation_create:[\s\S]*cron expressions are not accepted/);
@@ -67,18 +48,18 @@ describe('automations on Temporal Schedules (dev server, worker process, fake mo
 
     // The schedule is a real Temporal Schedule, and it fires by itself at the start minute.
     model.script(prompt, { content: 'Scheduled report: queue is empty.' });
-    const schedule = client.temporal.schedule.getHandle(automationId);
+    const schedule = servers.client.temporal.schedule.getHandle(automationId);
     await waitUntil(async () => (await schedule.describe()).info.recentActions.length === 1, 90_000);
     const scheduledRunId = (await schedule.describe()).info.recentActions[0]!.action.workflow.workflowId;
-    const automations = client.automations(owner);
+    const automations = servers.client.automations(owner);
     const scheduledRun = await automations.waitRun(scheduledRunId, 30_000);
     expect(scheduledRun).toMatchObject({ status: 'completed', final_message: 'Scheduled report: queue is empty.', automation_id: automationId });
-    expect((await client.session(scheduledRunId).snapshot())).toMatchObject({ owner, title: 'Queue report', status: 'completed' });
+    expect((await servers.client.session(scheduledRunId).snapshot())).toMatchObject({ owner, title: 'Queue report', status: 'completed' });
 
     const updated = await automations.update({ automation_id: automationId, recurrence: 'daily', enabled: false });
     expect(updated).toMatchObject({ recurrence: 'daily', enabled: false, next_run_at: null });
     expect((await schedule.describe()).state.paused).toBe(true);
-    await expect(client.automations(`mallory-${randomUUID().slice(0, 8)}`).get(automationId)).rejects.toThrow(`No automation ${automationId}`);
+    await expect(servers.client.automations(`mallory-${randomUUID().slice(0, 8)}`).get(automationId)).rejects.toThrow(`No automation ${automationId}`);
 
     const listed = await runCli(['automations', 'list', '--owner', owner, '--json'], env);
     expect(listed.code, listed.stderr).toBe(0);

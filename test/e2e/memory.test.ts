@@ -1,32 +1,12 @@
-import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ArborClient } from '../../src/client.js';
-import { devServerSettings } from '../support/connection.js';
-import { FakeOpenAI } from '../support/fake-openai.js';
-import { killHard, runCli, startWorkerProcess, workerProcessEnv } from '../support/processes.js';
-import { call, ScriptedModel } from '../support/scripted-model.js';
+import { describe, expect, it } from 'vitest';
+import { devServerWorkers } from '../support/dev-server-workers.js';
+import { runCli } from '../support/processes.js';
 
 describe('memories across a worker restart, from the CLI (dev server, worker process, fake model)', () => {
-  const fake = new FakeOpenAI();
-  const model = new ScriptedModel(fake);
-  const settings = devServerSettings();
-  const workers: ChildProcess[] = [];
-  let client: ArborClient;
-  let env: NodeJS.ProcessEnv;
-
-  beforeAll(async () => {
-    await fake.start();
-    env = { TEMPORAL_ADDRESS: settings.address, ARBOR_TASK_QUEUE: settings.taskQueue };
-    workers.push(await startWorkerProcess(workerProcessEnv(settings, fake.baseURL, 'sk-memory-e2e')));
-    client = await ArborClient.fromSettings(settings);
-  });
-
-  afterAll(async () => {
-    await Promise.all(workers.map(killHard));
-    await client?.close();
-    await fake.stop();
-  });
+  const servers = devServerWorkers('sk-memory-e2e');
+  const { model } = servers;
+  const env = servers.cliEnv;
 
   it('keeps an owner’s memories when the worker is killed, and arbor memory lists, searches and deletes them', async () => {
     const owner = `carol-${randomUUID().slice(0, 8)}`;
@@ -41,11 +21,10 @@ describe('memories across a worker restart, from the CLI (dev server, worker pro
     );
     const started = await runCli(['start', instruction, '--owner', owner, '--json'], env);
     expect(started.code, started.stderr).toBe(0);
-    const session = client.session(JSON.parse(started.stdout).session_id);
+    const session = servers.client.session(JSON.parse(started.stdout).session_id);
     expect((await session.waitUntilIdle({ timeoutMs: 60_000 })).owner).toBe(owner);
 
-    await killHard(workers.shift()!);
-    workers.push(await startWorkerProcess(workerProcessEnv(settings, fake.baseURL, 'sk-memory-e2e')));
+    await servers.restartWorker();
 
     const searched = await runCli(['memory', 'search', 'when do invoices go out', '--owner', owner, '--json'], env);
     expect(searched.code, searched.stderr).toBe(0);

@@ -1,31 +1,10 @@
-import type { ChildProcess } from 'node:child_process';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ArborClient } from '../../src/client.js';
-import { devServerSettings } from '../support/connection.js';
-import { FakeOpenAI } from '../support/fake-openai.js';
-import { killHard, startWorkerProcess, workerProcessEnv } from '../support/processes.js';
-import { ScriptedModel } from '../support/scripted-model.js';
+import { devServerWorkers } from '../support/dev-server-workers.js';
+import { describe, expect, it } from 'vitest';
 import { waitUntil } from '../support/wait.js';
 
 describe('a session tree on the dev server when its worker dies while sub-agents run', () => {
-  const fake = new FakeOpenAI();
-  const model = new ScriptedModel(fake);
-  const settings = devServerSettings();
-  const workers: ChildProcess[] = [];
-  let client: ArborClient;
-
-  const workerEnv = () => workerProcessEnv(settings, fake.baseURL, 'sk-tree-restart');
-
-  beforeAll(async () => {
-    await fake.start();
-    client = await ArborClient.fromSettings(settings);
-  });
-
-  afterAll(async () => {
-    await Promise.all(workers.map(killHard));
-    await client?.close();
-    await fake.stop();
-  });
+  const servers = devServerWorkers('sk-tree-restart', { startWorker: false });
+  const { fake, model } = servers;
 
   it('finishes every sub-agent on a new worker and notifies the root exactly once for each', async () => {
     const root = `tree root ${Date.now()}`;
@@ -48,11 +27,10 @@ describe('a session tree on the dev server when its worker dies while sub-agents
       .script(childA, { content: 'lost with the worker', delayMs: 120_000 }, { content: 'A finished.' })
       .script(childB, { content: 'lost with the worker', delayMs: 120_000 }, { content: 'B finished.' });
 
-    workers.push(await startWorkerProcess(workerEnv()));
-    const session = await client.startSession({ instruction: root });
+    await servers.startWorker();
+    const session = await servers.client.startSession({ instruction: root });
     await waitUntil(() => fake.requestsFor(childA).length >= 1 && fake.requestsFor(childB).length >= 1, 60_000);
-    await killHard(workers[0]!);
-    workers.push(await startWorkerProcess(workerEnv()));
+    await servers.restartWorker();
 
     await waitUntil(async () => {
       const snapshot = await session.snapshot();
@@ -74,7 +52,7 @@ describe('a session tree on the dev server when its worker dies while sub-agents
     let listed: string[] = [];
     await waitUntil(async () => {
       listed = [];
-      for await (const execution of client.temporal.workflow.list({ query: `ArborRootSessionId = '${session.id}'` })) listed.push(execution.workflowId);
+      for await (const execution of servers.client.temporal.workflow.list({ query: `ArborRootSessionId = '${session.id}'` })) listed.push(execution.workflowId);
       return listed.length === expected.length;
     }, 15_000);
     expect(listed.sort()).toEqual(expected);

@@ -1,28 +1,9 @@
-import type { ChildProcess } from 'node:child_process';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ArborClient } from '../../src/client.js';
-import { devServerSettings } from '../support/connection.js';
-import { FakeOpenAI } from '../support/fake-openai.js';
-import { killHard, startWorkerProcess, workerProcessEnv } from '../support/processes.js';
+import { devServerWorkers } from '../support/dev-server-workers.js';
+import { describe, expect, it } from 'vitest';
 
 describe('a worker killed in the middle of a turn', () => {
-  const fake = new FakeOpenAI();
-  const settings = devServerSettings();
-  const workers: ChildProcess[] = [];
-  let client: ArborClient;
-
-  const workerEnv = () => workerProcessEnv(settings, fake.baseURL, 'sk-restart-test');
-
-  beforeAll(async () => {
-    await fake.start();
-    client = await ArborClient.fromSettings(settings);
-  });
-
-  afterAll(async () => {
-    await Promise.all(workers.map(killHard));
-    await client?.close();
-    await fake.stop();
-  });
+  const servers = devServerWorkers('sk-restart-test', { startWorker: false });
+  const { fake } = servers;
 
   it('lets a new worker finish the turn with nothing lost or doubled', async () => {
     const instruction = 'Write a plan, then finish.';
@@ -36,16 +17,14 @@ describe('a worker killed in the middle of a turn', () => {
     );
     const recordedBefore = () => fake.requestsFor(instruction).length;
 
-    workers.push(await startWorkerProcess(workerEnv()));
-    const session = await client.startSession({ instruction });
+    await servers.startWorker();
+    const session = await servers.client.startSession({ instruction });
     const poll = setInterval(() => {
       if (recordedBefore() >= 2) secondCallArrived();
     }, 50);
     await arrived;
     clearInterval(poll);
-    await killHard(workers[0]!);
-
-    workers.push(await startWorkerProcess(workerEnv()));
+    await servers.restartWorker();
     const snapshot = await session.waitUntilIdle({ timeoutMs: 90_000 });
 
     expect(snapshot.status).toBe('idle');
