@@ -82,9 +82,6 @@ export async function sessionWorkflow(input: SessionInput): Promise<SessionResul
   setHandler(eventsQuery, (range) => state.events.page(range));
   setHandler(answerQuestionsUpdate, (request) => acceptAnswers(state, request), { validator: (request) => checkAnswerRequest(state, request) });
   setHandler(taskBoardUpdate, (request) => applyBoardRequest(state, request), { validator: (request) => void parseBoardRequest(state, request) });
-  setHandler(subAgentFinishedSignal, (report) => {
-    if (typeof report?.sub_session_id === 'string' && closedStatuses.includes(report.status)) subAgents.finish(report);
-  });
   setHandler(treeQuestionsSignal, (change) => {
     if (change && (change.kind === 'asked' || change.kind === 'settled')) state.applyTreeQuestions(change);
   });
@@ -108,6 +105,10 @@ export async function sessionWorkflow(input: SessionInput): Promise<SessionResul
   const subAgents = new SubAgents(state, {
     maxDepth: input.max_depth ?? defaultMaxDepth,
     maxChildren: input.max_children ?? defaultMaxChildren,
+  });
+  // Registered once SubAgents exists: a sub-agent's report may be the first thing a new run receives.
+  setHandler(subAgentFinishedSignal, (report) => {
+    if (typeof report?.sub_session_id === 'string' && closedStatuses.includes(report.status)) subAgents.finish(report);
   });
 
   try {
