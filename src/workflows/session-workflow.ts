@@ -44,6 +44,7 @@ import { SessionState } from './session-state.js';
 import { SubAgents } from './sub-agents.js';
 import { runTurn, type ModelCursor, type TurnSettings } from './turn.js';
 import { runSessionClock } from './session-clock.js';
+import { statusReporter } from './session-status.js';
 import { defaultTitle } from '../shared/titles.js';
 import { defaultOwner } from '../shared/tools/memory.js';
 
@@ -86,11 +87,8 @@ export async function sessionWorkflow(input: SessionInput): Promise<SessionResul
     if (change && (change.kind === 'asked' || change.kind === 'settled')) state.applyTreeQuestions(change);
   });
 
-  const reportStatus = (status: SessionStatus) => {
-    if (state.status === status) return;
-    state.setStatus(status);
-    if (state.searchAttributes) upsertSearchAttributes([{ key: statusKey, value: status }]);
-  };
+  const status = statusReporter(state);
+  const reportStatus = status.report;
 
   const settings: TurnSettings = {
     systemPrompt: input.system_prompt ?? defaultSystemPrompt,
@@ -130,13 +128,13 @@ export async function sessionWorkflow(input: SessionInput): Promise<SessionResul
     void runSessionClock(state);
     for (;;) {
       await condition(() => state.inbox.length > 0);
-      reportStatus('running');
+      status.beginTurn();
       state.turn += 1;
       state.lastError = null;
       for (const message of state.takeInbox()) {
         state.append({ id: message.id, role: 'user', content: message.content, turn: state.turn });
       }
-      const outcome = await runTurn(state, settings, cursor, { subAgents, reportStatus });
+      const outcome = await runTurn(state, settings, cursor, { subAgents, reportStatus, toolRoundStarted: status.toolRoundStarted });
       if (outcome !== 'model_failed') {
         // Active goals drive the next turn, unless a message (which always comes first) is already waiting.
         const continuation = state.goals.afterTurn(state.turn);

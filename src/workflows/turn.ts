@@ -31,6 +31,7 @@ export type TurnOutcome = 'answered' | 'round_limit' | 'model_failed';
 export interface TurnServices {
   subAgents: SubAgents;
   reportStatus: (status: SessionStatus) => void;
+  toolRoundStarted: () => void;
 }
 
 export async function runTurn(state: SessionState, settings: TurnSettings, cursor: ModelCursor, services: TurnServices): Promise<TurnOutcome> {
@@ -56,11 +57,13 @@ export async function runTurn(state: SessionState, settings: TurnSettings, curso
       ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
     });
     if (toolCalls.length === 0) return 'answered';
+    services.toolRoundStarted();
 
     // Independent calls run concurrently; each result is an event as soon as it is ready, and joins the transcript in call order.
     const outcomes = await Promise.all(
-      toolCalls.map(async (call) => {
-        const outcome = await dispatchToolCall(call, allowedTools, { state, toolNames: settings.toolNames, ...services });
+      toolCalls.map(async (call, index) => {
+        const stepKey = `${state.identity.session_id}/turn-${state.turn}/round-${round}/call-${index}`;
+        const outcome = await dispatchToolCall(call, allowedTools, { state, toolNames: settings.toolNames, stepKey, ...services });
         state.toolFinished(call, outcome);
         return outcome;
       }),

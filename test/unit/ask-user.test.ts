@@ -13,7 +13,7 @@ function context() {
     { session_id: 's', owner: 'default', title: 't', parent_session_id: null, root_session_id: 's', ancestor_session_ids: [], depth: 0, mode: null },
     { now: () => new Date('2026-01-01T00:00:00Z'), newId: () => 'id' },
   );
-  return { state, subAgents: new SubAgents(state, { maxDepth: 4, maxChildren: 50 }), toolNames: ['askUser'], reportStatus: () => {} };
+  return { state, subAgents: new SubAgents(state, { maxDepth: 4, maxChildren: 50 }), toolNames: ['askUser'], reportStatus: () => {}, stepKey: 'session/turn-1/round-1/call-0' };
 }
 
 async function refusal(questions: unknown): Promise<string> {

@@ -22,7 +22,7 @@ afterEach(() => {
 });
 
 function context() {
-  return { state, subAgents: new SubAgents(state, { maxDepth: 4, maxChildren: 50 }), toolNames: ['todoWrite'], reportStatus: (status: SessionStatus) => state.setStatus(status) };
+  return { state, subAgents: new SubAgents(state, { maxDepth: 4, maxChildren: 50 }), toolNames: ['todoWrite'], reportStatus: (status: SessionStatus) => state.setStatus(status), stepKey: 'session/turn-1/round-1/call-0' };
 }
 
 function call(name: string, args: string): ToolCall {

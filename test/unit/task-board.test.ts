@@ -101,7 +101,7 @@ describe('task board tool calls at the root session', () => {
       { now, newId: () => 'id' },
     );
     const names = ['TaskCreate', 'TaskGet', 'TaskUpdate', 'TaskList'];
-    const context = { state, subAgents: new SubAgents(state, { maxDepth: 4, maxChildren: 50 }), toolNames: names, reportStatus: () => {} };
+    const context = { state, subAgents: new SubAgents(state, { maxDepth: 4, maxChildren: 50 }), toolNames: names, reportStatus: () => {}, stepKey: 'session/turn-1/round-1/call-0' };
     const table: [string, unknown, string, boolean][] = [
       ['TaskCreate', { subject: 'Design', metadata: { area: 'ui' } }, '{"task":{"id":"1","subject":"Design"}}', false],
       ['TaskCreate', { subject: 'Build' }, '{"task":{"id":"2","subject":"Build"}}', false],

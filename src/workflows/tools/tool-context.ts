@@ -8,6 +8,12 @@ export interface ToolContext {
   subAgents: SubAgents;
   toolNames: readonly string[];
   toolCallId: string;
+  /**
+   * Names this call durably: the session id and the call's place (turn, round, index), never the run id, so it is
+   * the same on every retry and replay, across continue-as-new and resets. Tools with side effects use it as their
+   * idempotency key.
+   */
+  stepKey: string;
   /** Sets the session's status and its search attribute (askUser pauses the session as `waiting_for_user`). */
   reportStatus: (status: SessionStatus) => void;
 }
