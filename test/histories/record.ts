@@ -157,6 +157,22 @@ try {
     for (let i = 0; i < 200 && (await session.snapshot()).loops[0]?.status !== 'exhausted'; i++) await new Promise((resolve) => setTimeout(resolve, 100));
     await session.waitUntilIdle();
   });
+  model
+    .script(
+      'Answer, then use tools.',
+      { content: 'A one-call turn.' },
+      { toolCalls: [
+        { name: 'saveMemory', arguments: JSON.stringify({ content: 'Turns with tools show running.' }) },
+        { name: 'subAgent', arguments: JSON.stringify({ title: 'Board writer', instruction: 'Write to the board.', mode: 'sync' }) },
+      ] },
+      { content: 'Tools used.' },
+    )
+    .script('Write to the board.', call('TaskCreate', { subject: 'From below' }), { content: 'Written.' });
+  await record('status-step-keys', 'fake-model', { instruction: 'Answer, then use tools.', owner: 'history-steps' }, async (session) => {
+    await session.waitUntilIdle();
+    const id = await session.send('Now use tools.');
+    await session.waitUntilIdle({ messageId: id });
+  });
 } finally {
   await env.teardown();
   await fake.stop();

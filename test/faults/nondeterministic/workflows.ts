@@ -1,0 +1,12 @@
+/**
+ * Today's session workflow with one deliberate non-deterministic change, unguarded by patched(): a timer before the
+ * session begins. Replaying a committed history with it must fail, which shows the replay test can catch such changes.
+ */
+import { sleep } from '@temporalio/workflow';
+import type { SessionInput, SessionResult } from '../../../src/shared/session.js';
+import { sessionWorkflow as sessionWorkflowToday } from '../../../src/workflows/session-workflow.js';
+
+export async function sessionWorkflow(input: SessionInput): Promise<SessionResult> {
+  await sleep('1 second');
+  return sessionWorkflowToday(input);
+}
