@@ -11,6 +11,8 @@ export interface ArborWorkerOptions {
   model?: ModelSettings;
   /** Register Arbor's search attributes on start (default true). */
   registerSearchAttributes?: boolean;
+  /** A workflow bundle built beforehand (default: dist's, else the workflow code is bundled at start). */
+  workflowBundlePath?: string;
   /** Extra Worker options, for tests (e.g. a smaller workflow cache). */
   workerOptions?: Partial<WorkerOptions>;
 }
@@ -34,7 +36,7 @@ export async function createArborWorker(options: ArborWorkerOptions = {}): Promi
     if (searchAttributes && options.registerSearchAttributes !== false) await ensureSearchAttributes(clientConnection, settings.namespace);
     const client = new Client({ connection: clientConnection, namespace: settings.namespace });
     nativeConnection = await NativeConnection.connect(settings.connectionOptions);
-    const bundlePath = prebuiltWorkflowBundlePath();
+    const bundlePath = options.workflowBundlePath ?? prebuiltWorkflowBundlePath();
     const worker = await Worker.create({
       connection: nativeConnection,
       namespace: settings.namespace,

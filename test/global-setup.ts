@@ -5,7 +5,12 @@
  * Tests read what it provides with `inject('temporalAddress')` etc. Set ARBOR_TEST_TEMPORAL_ADDRESS
  * to use a server you already run instead of starting one.
  */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { bundleWorkflowCode } from '@temporalio/worker';
 import type { TestProject } from 'vitest/node';
+import { workflowIgnoredModules, workflowsPath } from '../src/workflows-location.js';
 import { locateBinary, locateBinaryPath, toSdkExecutable } from '../src/temporal/binaries.js';
 import { startDevServer, type DevServer } from '../src/temporal/dev-server.js';
 
@@ -17,6 +22,8 @@ declare module 'vitest' {
     temporalCliPath: string;
     /** For `TestWorkflowEnvironment.createTimeSkipping({ server: { executable } })`. */
     testServerExecutable: { type: 'existing-path'; path: string } | { type: 'cached-download'; downloadDir?: string };
+    /** Today's workflow code bundled once, for the worker processes tests start. */
+    workflowBundlePath: string;
   }
 }
 
@@ -35,11 +42,21 @@ export default async function setup(project: TestProject): Promise<() => Promise
     address = server.address;
   }
 
+  const bundleFolder = await mkdtemp(join(tmpdir(), 'arbor-test-bundle-'));
+  const bundlePath = join(bundleFolder, 'workflow-bundle.js');
+  const { code } = await bundleWorkflowCode({ workflowsPath: workflowsPath(), ignoreModules: workflowIgnoredModules, logger: quietBundler });
+  await writeFile(bundlePath, code);
+  log(`workflow code bundled into ${bundlePath}`);
+
   project.provide('temporalAddress', address);
+  project.provide('workflowBundlePath', bundlePath);
   project.provide('temporalCliPath', cliPath);
   project.provide('testServerExecutable', toSdkExecutable(testServer));
 
   return async () => {
     await server?.stop();
+    await rm(bundleFolder, { recursive: true, force: true });
   };
 }
+
+const quietBundler = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: console.error };

@@ -2,10 +2,14 @@ import { allHandlersFinished, condition, continueAsNew, setHandler, workflowInfo
 import { memoryReadQuery, memoryWriteUpdate } from '../shared/messages.js';
 import { deleteMemory, listMemories, saveMemory, searchMemory, updateMemory, type MemoryRead, type MemoryWriteRequest } from '../shared/tools/memory.js';
 import { MemoryStore, type CarriedMemories } from './memory-store.js';
+import { RecentReplies } from './recent-replies.js';
+import type { ToolReply } from '../shared/tool-reply.js';
 
 export interface MemoryStoreInput {
   owner: string;
   carried?: CarriedMemories;
+  /** Replies to the latest writes by update id (absent in runs from before it was carried). */
+  recent_writes?: [string, ToolReply<unknown>][];
 }
 
 /** Writes per run before the store continues as new, keeping each run's history short. */
@@ -13,18 +17,22 @@ const writesPerRun = 500;
 
 /**
  * One owner's memory store: an entity workflow that runs as long as the owner has memories. Writes are updates
- * (validated, applied in order, deduplicated by update id); reads are queries.
+ * (validated, applied in order, deduplicated by update id, across continue-as-new too); reads are queries.
  */
 export async function memoryStoreWorkflow(input: MemoryStoreInput): Promise<void> {
   const store = new MemoryStore(() => new Date(), input.carried);
+  // Every write of the run before this one, so a write retried across a continue-as-new is still recognised.
+  const recent = new RecentReplies(input.recent_writes, 2 * writesPerRun);
   let writes = 0;
   setHandler(
     memoryWriteUpdate,
     (request) => {
+      const earlier = recent.earlier();
+      if (earlier) return earlier;
       const parsed = parseWrite(request);
       if (!parsed.ok) return parsed;
       writes += 1;
-      return store.write(parsed.request);
+      return recent.keep(store.write(parsed.request));
     },
     {
       validator: (request) => {
@@ -36,7 +44,7 @@ export async function memoryStoreWorkflow(input: MemoryStoreInput): Promise<void
   setHandler(memoryReadQuery, (request) => store.read(parseRead(request)));
   await condition(() => writes >= writesPerRun || workflowInfo().continueAsNewSuggested);
   await condition(allHandlersFinished);
-  await continueAsNew<typeof memoryStoreWorkflow>({ owner: input.owner, carried: store.carry() });
+  await continueAsNew<typeof memoryStoreWorkflow>({ owner: input.owner, carried: store.carry(), recent_writes: recent.carry() });
 }
 
 const writeSchemas = { save: saveMemory.input, update: updateMemory.input, delete: deleteMemory.input } as const;

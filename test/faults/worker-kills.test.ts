@@ -1,4 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import type { temporal } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
@@ -80,13 +84,19 @@ describe('a three-level session whose worker is SIGKILLed at random points', () 
     const instructions = scriptTree(model, tag);
     let killed: Promise<void> | undefined;
     let killedAt = '';
+    let restartMs = 0;
+    const started = Date.now();
     if (plan) {
       const trigger = chooseTrigger(plan.point, instructions, plan.continuedAfter);
       model.onRequest = (instruction, position) => {
         if (killed || instruction !== trigger.instruction || position !== trigger.position) return;
         const delay = trigger.afterReply ? modelLatencyMs + Math.floor(random() * 150) : Math.floor(random() * (modelLatencyMs - 50));
         killedAt = `${plan.point}: ${trigger.instruction.split(':')[0]} position ${position}, ${delay} ms after the request`;
-        killed = new Promise((resolve) => setTimeout(resolve, delay)).then(() => servers.restartWorker());
+        killed = new Promise((resolve) => setTimeout(resolve, delay)).then(async () => {
+          const restartStart = Date.now();
+          await servers.restartWorker();
+          restartMs = Date.now() - restartStart;
+        });
       };
     }
     const session = await servers.client.startSession({ instruction: instructions.root, owner, history_limit: 100 });
@@ -101,7 +111,7 @@ describe('a three-level session whose worker is SIGKILLed at random points', () 
     }
     model.onRequest = () => {};
     await killed;
-    return { ...(await outcome(session, owner, firstRunId)), tag, continuedAfter, killedAt };
+    return { ...(await outcome(session, owner, firstRunId)), tag, continuedAfter, killedAt, timing: { run_ms: Date.now() - started, worker_restart_ms: restartMs } };
   }
 
   /** Picks a model request of the tree at which to kill the worker: while it waits for the model, or just after its reply. */
@@ -155,6 +165,16 @@ describe('a three-level session whose worker is SIGKILLed at random points', () 
     };
   }
 
+  /** Saves the histories of the sessions on this test's task queue after a failed trial, to inspect or replay. */
+  async function keepHistories(tag: string): Promise<string> {
+    const folder = await mkdtemp(join(tmpdir(), `arbor-worker-kills-${tag}-`));
+    for await (const execution of servers.client.temporal.workflow.list({ query: `TaskQueue = '${servers.settings.taskQueue}'` })) {
+      const history = await servers.client.temporal.workflow.getHandle(execution.workflowId, execution.runId).fetchHistory();
+      await writeFile(join(folder, `${execution.workflowId}-${execution.runId}.json`), historyToJSON(history));
+    }
+    return folder;
+  }
+
   it(`ends every one of ${trials} disturbed runs exactly as an undisturbed run, with each side effect once`, async () => {
     const reference = await runTree(`reference-${randomUUID().slice(0, 8)}`);
     expect(reference.continuedAfter, 'the reference root continues as new during the follow-ups').toBeGreaterThan(0);
@@ -164,13 +184,15 @@ describe('a three-level session whose worker is SIGKILLed at random points', () 
     expect(reference.tasks).toEqual(['Check the leaf']);
     expect(reference.workflowTaskFailures).toBe(0);
 
-    const report: string[] = [`seed ${seed}`];
+    const report: string[] = [`seed ${seed}, undisturbed run ${reference.timing.run_ms} ms`];
     for (let trial = 0; trial < trials; trial++) {
       const point = killPoints[trial % killPoints.length]!;
       const tag = `trial-${trial}-${randomUUID().slice(0, 8)}`;
-      const disturbed = await runTree(tag, { point, continuedAfter: reference.continuedAfter });
+      const disturbed = await runTree(tag, { point, continuedAfter: reference.continuedAfter }).catch(async (error: unknown) => {
+        throw new Error(`trial ${trial} (${point}, seed ${seed}) failed: ${String(error)}; histories kept in ${await keepHistories(tag)}`, { cause: error });
+      });
       const where = `trial ${trial} (${disturbed.killedAt}; seed ${seed})`;
-      report.push(`${where}: retried ${JSON.stringify(disturbed.retries)}`);
+      report.push(`${where}: retried ${JSON.stringify(disturbed.retries)}, ${JSON.stringify(disturbed.timing)}`);
 
       expect(disturbed.killedAt, where).not.toBe('');
       expect(disturbed.shape, where).toEqual(reference.shape);

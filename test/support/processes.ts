@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { inject } from 'vitest';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -51,6 +52,7 @@ export function workerProcessEnv(settings: { address: string; taskQueue: string 
     OPENAI_BASE_URL: modelBaseURL,
     OPENAI_API_KEY: apiKey,
     ARBOR_MODEL: 'fake-model',
+    ARBOR_TEST_WORKFLOW_BUNDLE: inject('workflowBundlePath'),
   };
 }
 

@@ -1,6 +1,8 @@
 /** A worker in its own process, configured by environment like `arbor worker`, so a test can kill it for real. */
 import { createArborWorker } from '../../src/worker.js';
 
-const worker = await createArborWorker();
+// The tests bundle the workflow code once (global setup) rather than in every worker process they start.
+const bundle = process.env.ARBOR_TEST_WORKFLOW_BUNDLE;
+const worker = await createArborWorker(bundle ? { workflowBundlePath: bundle } : {});
 process.stdout.write('worker ready\n');
 await worker.run();

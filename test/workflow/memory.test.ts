@@ -7,6 +7,8 @@ import { call, toolResults } from '../support/scripted-model.js';
 import { withWorker } from '../support/time-skipping.js';
 import { scriptedTimeSkipping } from '../support/scripted-time-skipping.js';
 import { waitUntil } from '../support/wait.js';
+import { createMemoryAccess } from '../../src/memory-access.js';
+import { memoryStoreId } from '../../src/shared/tools/memory.js';
 
 describe('memories shared by an owner’s sessions (time-skipping server, scripted model)', () => {
   const scripted = scriptedTimeSkipping('memory-model');
@@ -95,4 +97,26 @@ describe('memories shared by an owner’s sessions (time-skipping server, script
       expect(writers.has(session.id)).toBe(false);
     });
   });
+
+  it('applies a write retried after the store continued as new once, answering it as the first time', async () => {
+    const owner = `retry-${randomUUID().slice(0, 8)}`;
+    await withWorker(scripted.env, scripted.settings, async (taskQueue) => {
+      const access = createMemoryAccess(scripted.env.client, taskQueue);
+      const save = (content: string, updateId: string) => access.write(owner, { op: 'save', session_id: 'retry-test', args: { content } }, updateId);
+      const store = scripted.env.client.workflow.getHandle(memoryStoreId(owner));
+      const first = await save('Written once, retried later.', 'tool-call-1');
+      const firstRun = (await store.describe()).runId;
+      // Fill the run up to the writes that make the store continue as new (deleting, to stay under the memory cap).
+      for (let i = 0; i < 250; i++) {
+        const saved = await save(`filler ${i}`, `filler-save-${i}`);
+        if (saved.ok) await access.write(owner, { op: 'delete', session_id: 'retry-test', args: { memory_id: (saved.result as { memory_id: string }).memory_id } }, `filler-delete-${i}`);
+      }
+      await waitUntil(async () => (await store.describe()).runId !== firstRun, 30_000);
+
+      expect(await save('Written once, retried later.', 'tool-call-1')).toEqual(first);
+      const { memories } = await access.read(owner, { op: 'list', args: { limit: 100 } }) as { memories: { content: string }[] };
+      expect(memories.map((memory) => memory.content)).toEqual(['Written once, retried later.']);
+    });
+  });
 });
+
