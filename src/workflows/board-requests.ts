@@ -1,3 +1,4 @@
+import { currentUpdateInfo } from '@temporalio/workflow';
 import { taskCreate, taskGet, taskUpdate, type TaskBoardRequest } from '../shared/tools/task-board.js';
 import type { ToolReply } from '../shared/tool-reply.js';
 import type { SessionState } from './session-state.js';
@@ -23,13 +24,17 @@ export function parseBoardRequest(state: SessionState, request: TaskBoardRequest
 
 /** The update handler: validators do not run on replay, so it checks again and answers a bad request with a refusal. */
 export function applyBoardRequest(state: SessionState, request: TaskBoardRequest): ToolReply<unknown> {
+  const updateId = currentUpdateInfo()?.id;
+  const earlier = state.board.updates.earlier(updateId);
+  if (earlier) return earlier;
   let parsed: TaskBoardRequest;
   try {
     parsed = parseBoardRequest(state, request);
   } catch (error) {
     return { ok: false, error: (error as Error).message };
   }
-  return state.board.apply(parsed);
+  const reply = state.board.apply(parsed);
+  return parsed.op === 'create' || parsed.op === 'update' ? state.board.updates.keep(updateId, reply) : reply;
 }
 
 function parse<T>(schema: { safeParse(value: unknown): { success: true; data: T } | { success: false; error: { message: string } } }, value: unknown, op: string): T {

@@ -1,4 +1,4 @@
-import { allHandlersFinished, condition, continueAsNew, setHandler, workflowInfo } from '@temporalio/workflow';
+import { allHandlersFinished, condition, continueAsNew, currentUpdateInfo, setHandler, workflowInfo } from '@temporalio/workflow';
 import { memoryReadQuery, memoryWriteUpdate } from '../shared/messages.js';
 import { deleteMemory, listMemories, saveMemory, searchMemory, updateMemory, type MemoryRead, type MemoryWriteRequest } from '../shared/tools/memory.js';
 import { MemoryStore, type CarriedMemories } from './memory-store.js';
@@ -27,12 +27,13 @@ export async function memoryStoreWorkflow(input: MemoryStoreInput): Promise<void
   setHandler(
     memoryWriteUpdate,
     (request) => {
-      const earlier = recent.earlier();
+      const updateId = currentUpdateInfo()?.id;
+      const earlier = recent.earlier(updateId);
       if (earlier) return earlier;
       const parsed = parseWrite(request);
       if (!parsed.ok) return parsed;
       writes += 1;
-      return recent.keep(store.write(parsed.request));
+      return recent.keep(updateId, store.write(parsed.request));
     },
     {
       validator: (request) => {

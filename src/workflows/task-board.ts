@@ -1,11 +1,13 @@
 import type { ToolReply } from '../shared/tool-reply.js';
+import { RecentReplies } from './recent-replies.js';
 import { maxTasks, type BoardTask, type TaskBoardRequest, type TaskCreateArgs, type TaskStatus, type TaskUpdateArgs } from '../shared/tools/task-board.js';
 
 export interface CarriedBoard {
   tasks: BoardTask[];
   next_id: number;
+  /** Replies to the latest writes from sub-agents, by update id (absent in runs from before it was carried). */
+  recent_updates?: [string, ToolReply<unknown>][];
 }
-
 
 /** What changed on the board, for the event stream. */
 export interface BoardChange {
@@ -20,6 +22,8 @@ export interface BoardChange {
  */
 export class TaskBoard {
   tasks: BoardTask[];
+  /** Writes that came as updates (from sub-agents), so one retried after the root continued as new applies once. */
+  readonly updates: RecentReplies<ToolReply<unknown>>;
   private nextId: number;
 
   constructor(
@@ -29,6 +33,7 @@ export class TaskBoard {
   ) {
     this.tasks = carried?.tasks ?? [];
     this.nextId = carried?.next_id ?? 1;
+    this.updates = new RecentReplies(carried?.recent_updates);
   }
 
   apply(request: TaskBoardRequest): ToolReply<unknown> {
@@ -55,7 +60,7 @@ export class TaskBoard {
   }
 
   carry(): CarriedBoard {
-    return { tasks: this.tasks, next_id: this.nextId };
+    return { tasks: this.tasks, next_id: this.nextId, ...(this.updates.size > 0 ? { recent_updates: this.updates.carry() } : {}) };
   }
 
   private create(args: TaskCreateArgs, sessionId: string): ToolReply<unknown> {
