@@ -208,7 +208,7 @@ describe('a three-level session whose worker is SIGKILLed at random points', () 
       }
     }
     console.log(`[worker kills] ${report.join('\n  ')}`);
-  });
+  }, (trials + 2) * 60_000);
 });
 
 function isWorkflowTaskFailure(event: HistoryEvent): boolean {
