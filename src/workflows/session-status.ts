@@ -16,10 +16,13 @@ export interface StatusReporter {
  * The session status and the `ArborStatus` search attribute that shows it in visibility (list filters, the Web UI).
  * Each upsert is a history event, so newer runs show `running` only once a turn runs tools: a turn that is a single
  * model call stays `idle` in visibility and costs no events beyond the floor of a signal and an activity.
+ * Create it at the start of the workflow function.
  */
 export function statusReporter(state: SessionState): StatusReporter {
   let shown: SessionStatus = state.status;
-  let runningShownFromToolRounds = false;
+  // Asked once, in the run's first activation: asked later (right after the prepareSession local activity resolves),
+  // a replay can reach the call before Core has seen the marker, and the run fails as non-deterministic.
+  const runningShownFromToolRounds = patched('status-running-shown-from-tool-rounds');
 
   const show = (status: SessionStatus) => {
     if (!state.searchAttributes || shown === status) return;
@@ -36,7 +39,6 @@ export function statusReporter(state: SessionState): StatusReporter {
   return {
     report,
     beginTurn() {
-      runningShownFromToolRounds = patched('status-running-shown-from-tool-rounds');
       report('running');
     },
     toolRoundStarted() {
