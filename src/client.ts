@@ -10,6 +10,7 @@ import { MemoryHandle } from './memory-handle.js';
 import { AutomationsHandle } from './automations-handle.js';
 import { defaultOwner } from './shared/tools/memory.js';
 import { automationIdOfRun } from './shared/tools/automations.js';
+import { isToolName, toolNames } from './shared/tools/registry.js';
 import type { sessionWorkflow } from './workflows/session-workflow.js';
 
 export { ArborClientError } from './client-errors.js';
@@ -61,6 +62,11 @@ export class ArborClient {
     if (!parsed.success) throw new ArborClientError(`Invalid session options: ${z.prettifyError(parsed.error)}`);
     const input = parsed.data;
     if (!input.instruction?.trim()) throw new ArborClientError('A session needs an instruction: say what the agent should do.');
+    // The workflow would silently leave out a misspelt tool; the caller hears about it here.
+    const unknownTools = (input.tools ?? []).filter((name) => !isToolName(name));
+    if (unknownTools.length > 0) {
+      throw new ArborClientError(`Unknown tool name(s): ${unknownTools.join(', ')}. Known tools: ${toolNames.join(', ')}.`);
+    }
     const sessionId = randomUUID();
     await this.temporal.workflow.start<typeof sessionWorkflow>(sessionWorkflowType, {
       workflowId: sessionId,

@@ -1,11 +1,10 @@
 import { Context } from '@temporalio/activity';
-import OpenAI from 'openai';
 import { demoModelName, type CallModelInput, type ModelReply } from '../shared/model.js';
-import type { ToolCall } from '../shared/session.js';
 import { toChatMessages } from './chat-messages.js';
 import { demoReply } from './demo-model.js';
 import { toModelFailure } from './model-errors.js';
 import type { ModelSettings } from './model-settings.js';
+import { readModelReply } from './model-reply.js';
 import { createOpenAIClient } from './openai-client.js';
 import { toolSpecs } from './tool-specs.js';
 import type { TranscriptCache } from './transcript-cache.js';
@@ -31,19 +30,12 @@ export function createCallModel(settings: ModelSettings, transcripts: Transcript
         },
         { signal: context.cancellationSignal },
       );
-      const message = completion.choices[0]?.message;
-      if (!message) throw new Error('the model endpoint answered with no choices');
-      return { content: message.content ?? null, tool_calls: functionCalls(message.tool_calls) };
+      // The endpoint is outside Arbor's control: its body is checked, and bounded, before it enters the workflow.
+      return readModelReply(completion, `call_t${input.turn}_r${input.round}`);
     } catch (error) {
       throw toModelFailure(error);
     } finally {
       clearInterval(heartbeat);
     }
   };
-}
-
-function functionCalls(calls: OpenAI.Chat.Completions.ChatCompletionMessageToolCall[] | undefined): ToolCall[] {
-  return (calls ?? []).flatMap((call) =>
-    call.type === 'function' ? [{ id: call.id, name: call.function.name, arguments: call.function.arguments ?? '' }] : [],
-  );
 }

@@ -6,11 +6,16 @@ const rejectedStatuses = new Set([400, 401, 403, 404, 422]);
 
 /**
  * Turns a provider error into the failure Temporal's retry policy acts on: requests the provider refused are
- * not retried, overload, server errors, timeouts and connection errors are, after Retry-After when given.
+ * not retried, overload, server errors, malformed bodies, timeouts and connection errors are, after Retry-After when
+ * given.
  */
 export function toModelFailure(error: unknown): unknown {
   if (error instanceof APIConnectionError) {
     return ApplicationFailure.retryable(`cannot reach the model endpoint: ${error.message}`, modelTemporarilyUnavailable);
+  }
+  // A body cut short or garbled on the way (a proxy, an overloaded server): like a server error, worth another try.
+  if (error instanceof SyntaxError) {
+    return ApplicationFailure.retryable(`the model endpoint answered with malformed JSON (${error.message})`, modelTemporarilyUnavailable);
   }
   if (!(error instanceof APIError) || error.status === undefined) return error;
   const status = error.status;

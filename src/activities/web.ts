@@ -20,7 +20,7 @@ export function createWebActivities({ search, fetchAllow, extraction }: WebSetti
           { model: extraction.model, messages: extractionMessages(content, prompt, url) },
           { signal: Context.current().cancellationSignal },
         );
-        return completion.choices[0]?.message.content ?? '';
+        return boundExtraction(completion.choices[0]?.message.content ?? '');
       }
     : undefined;
 
@@ -49,4 +49,16 @@ export function createWebActivities({ search, fetchAllow, extraction }: WebSetti
       }
     },
   };
+}
+
+/**
+ * The most characters of the helper model's extraction a webFetch result carries: with the result's header, within the
+ * 100,000 characters the model is shown of any tool result. A longer answer is cut here, in the activity, so a runaway
+ * helper model cannot push the activity's result past Temporal's 2 MB payload limit.
+ */
+export const maxExtractionChars = 90_000;
+
+function boundExtraction(text: string): string {
+  if (text.length <= maxExtractionChars) return text;
+  return `${text.slice(0, maxExtractionChars)}\n\n[cut: the helper model's answer has ${text.length.toLocaleString('en-US')} characters; only the first ${maxExtractionChars.toLocaleString('en-US')} are shown]`;
 }

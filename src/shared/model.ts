@@ -45,3 +45,5 @@ export interface SessionEnvironment {
 export const modelRequestRejected = 'ModelRequestRejected';
 /** ApplicationFailure type of a model failure worth retrying (429, 5xx, timeouts, connection errors). */
 export const modelTemporarilyUnavailable = 'ModelTemporarilyUnavailable';
+/** ApplicationFailure type of a model answer larger than a session takes (see maxModelAnswerBytes): not retried. */
+export const modelAnswerTooLarge = 'ModelAnswerTooLarge';

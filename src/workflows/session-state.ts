@@ -130,11 +130,23 @@ export class SessionState {
     this.touch();
   }
 
-  /** Takes the queued messages into a turn. A goal continuation gives way to anything else queued with it (it is made again after the turn). */
-  takeInbox(): InboxMessage[] {
+  /**
+   * Takes the queued messages into a turn. A goal continuation gives way to anything else queued with it (it is made
+   * again after the turn). With `maxChars`, a turn takes messages (at least one) up to that many characters; the rest
+   * stay queued for the next turn, so however many pile up, one model call's input stays under Temporal's payload limit.
+   */
+  takeInbox(maxChars?: number): InboxMessage[] {
     const others = this.inbox.filter((message) => !message.id.startsWith(goalContinuationPrefix));
-    const taken = others.length > 0 ? others : this.inbox;
+    let taken = others.length > 0 ? others : this.inbox;
     this.inbox = [];
+    if (maxChars !== undefined) {
+      let chars = 0;
+      const cut = taken.findIndex((message, index) => (chars += message.content.length) > maxChars && index > 0);
+      if (cut !== -1) {
+        this.inbox = taken.slice(cut);
+        taken = taken.slice(0, cut);
+      }
+    }
     const firing = [...taken].reverse().find((message) => message.id.startsWith(loopFiringPrefix));
     this.runningLoopId = firing ? firing.id.slice(loopFiringPrefix.length, firing.id.lastIndexOf(':')) : null;
     return taken;
@@ -299,18 +311,40 @@ export class SessionState {
 export const carriedTranscriptEntries = 400;
 
 /**
- * Keeps a long conversation's newest entries across continue-as-new, starting at a user message so no tool result is
- * cut from its call, with a notice of how much was left behind. The carried state then stays well under Temporal's
- * 2 MB payload limit however long the session lives.
+ * The most characters of transcript a continue-as-new carries (contents and tool calls). Entries are up to 200,000
+ * characters (a message), 100,000 (a tool result) or 1 MB (a model answer), so 400 of them could far exceed Temporal's
+ * 2 MB payload limit, and a continue-as-new over it would leave the session stuck.
+ */
+export const carriedTranscriptChars = 1_000_000;
+
+/**
+ * Keeps a long conversation's newest entries across continue-as-new, at most `carriedTranscriptEntries` of them and
+ * `carriedTranscriptChars` characters, starting at a user message so no tool result is cut from its call, with a
+ * notice of how much was left behind. The carried state then stays well under Temporal's 2 MB payload limit however
+ * long the session lives.
  */
 export function compactTranscript(transcript: TranscriptEntry[], now: string): TranscriptEntry[] {
-  if (transcript.length <= carriedTranscriptEntries) return transcript;
-  const cut = transcript.length - carriedTranscriptEntries;
+  let cut = Math.max(0, transcript.length - carriedTranscriptEntries);
+  let chars = 0;
+  for (let index = transcript.length - 1; index >= cut; index--) {
+    chars += entryChars(transcript[index]!);
+    if (chars > carriedTranscriptChars) {
+      cut = index + 1;
+      break;
+    }
+  }
+  if (cut === 0) return transcript;
   const isUser = (index: number) => transcript[index]!.role === 'user';
   let start = cut;
   while (start < transcript.length && !isUser(start)) start++;
-  // One turn longer than the whole allowance: keep it from its user message.
-  if (start === transcript.length) for (start = cut; start > 0 && !isUser(start); start--);
+  if (start === transcript.length) {
+    // One turn longer than the whole allowance: keep it from its user message, if that fits; else from the first of
+    // its model answers that does (so no tool result is kept without its call).
+    for (start = cut; start > 0 && !isUser(start); start--);
+    if (charsFrom(transcript, start) > carriedTranscriptChars) {
+      for (start = cut; start < transcript.length && transcript[start]!.role !== 'assistant'; start++);
+    }
+  }
   const kept = transcript.slice(start);
   const dropped = transcript.length - kept.length;
   const notice: TranscriptEntry = {
@@ -320,4 +354,16 @@ export function compactTranscript(transcript: TranscriptEntry[], now: string): T
     created_at: now,
   };
   return [notice, ...kept];
+}
+
+function entryChars(entry: TranscriptEntry): number {
+  let chars = entry.content.length;
+  for (const call of entry.tool_calls ?? []) chars += call.id.length + call.name.length + call.arguments.length;
+  return chars;
+}
+
+function charsFrom(transcript: TranscriptEntry[], start: number): number {
+  let chars = 0;
+  for (let index = start; index < transcript.length; index++) chars += entryChars(transcript[index]!);
+  return chars;
 }

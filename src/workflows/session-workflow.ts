@@ -44,6 +44,7 @@ import { SessionState } from './session-state.js';
 import { SubAgents } from './sub-agents.js';
 import { runTurn, type ModelCursor, type TurnSettings } from './turn.js';
 import { runSessionClock } from './session-clock.js';
+import { inboxBatchChars } from './inbox.js';
 import { statusReporter } from './session-status.js';
 import { defaultTitle } from '../shared/titles.js';
 import { defaultOwner } from '../shared/tools/memory.js';
@@ -88,6 +89,7 @@ export async function sessionWorkflow(input: SessionInput): Promise<SessionResul
   });
 
   const status = statusReporter(state);
+  const inboxBatch = inboxBatchChars();
   const reportStatus = status.report;
 
   const settings: TurnSettings = {
@@ -131,7 +133,7 @@ export async function sessionWorkflow(input: SessionInput): Promise<SessionResul
       status.beginTurn();
       state.turn += 1;
       state.lastError = null;
-      for (const message of state.takeInbox()) {
+      for (const message of state.takeInbox(inboxBatch)) {
         state.append({ id: message.id, role: 'user', content: message.content, turn: state.turn });
       }
       const outcome = await runTurn(state, settings, cursor, { subAgents, reportStatus, toolRoundStarted: status.toolRoundStarted });

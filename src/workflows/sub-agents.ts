@@ -9,6 +9,8 @@ import {
   isCancellation,
   startChild,
   uuid4,
+  type ChildWorkflowHandle,
+  type Workflow,
 } from '@temporalio/workflow';
 import { closedStatuses, sessionWorkflowType, type SessionInput, type SessionResult, type SessionStatus, type SubAgentFinished } from '../shared/session.js';
 import { eventTextLimits } from '../shared/events.js';
@@ -41,6 +43,8 @@ export interface SubAgentLimits {
  */
 export class SubAgents {
   private readonly pending = new Map<string, Promise<void>>();
+  /** Sub-agents asked for whose child workflows have not started yet: calls in one round start them concurrently. */
+  private starting = 0;
 
   constructor(
     private readonly state: SessionState,
@@ -53,8 +57,13 @@ export class SubAgents {
       return `Sub-agents may nest at most ${this.limits.maxDepth} levels below the root session; this session is at depth ${depth}. Do the work here instead.`;
     }
     const running = this.state.runningChildren().length;
-    if (running >= this.limits.maxChildren) {
-      return `This session already runs ${running} sub-agents, the most it may run at once (${this.limits.maxChildren}). Wait for some to finish or stop them.`;
+    let counted = running;
+    // Sub-agents still starting count too (newer runs: older ones let one round's parallel calls past the limit).
+    if (running < this.limits.maxChildren && running + this.starting >= this.limits.maxChildren && patched('sub-agent-limit-counts-starting')) {
+      counted += this.starting;
+    }
+    if (counted >= this.limits.maxChildren) {
+      return `This session already runs ${counted} sub-agents, the most it may run at once (${this.limits.maxChildren}). Wait for some to finish or stop them.`;
     }
     return undefined;
   }
@@ -81,14 +90,20 @@ export class SubAgents {
     // Newer sub-agents outlive their parent's run, so the parent can continue as new while they work; they tell the
     // parent (by its id, whichever run it is in) when they finish, and a stop cancels them explicitly, leaves first.
     const outlivesRun = patched('sub-agents-outlive-continue-as-new');
-    const handle = await startChild(sessionWorkflowType, {
-      workflowId: id,
-      args: [input],
-      staticSummary: request.title,
-      // Stopping a session waits for its children to stop first: leaves, then parents.
-      cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
-      parentClosePolicy: outlivesRun ? ParentClosePolicy.ABANDON : ParentClosePolicy.REQUEST_CANCEL,
-    });
+    this.starting += 1;
+    let handle: ChildWorkflowHandle<Workflow>;
+    try {
+      handle = await startChild(sessionWorkflowType, {
+        workflowId: id,
+        args: [input],
+        staticSummary: request.title,
+        // Stopping a session waits for its children to stop first: leaves, then parents.
+        cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
+        parentClosePolicy: outlivesRun ? ParentClosePolicy.ABANDON : ParentClosePolicy.REQUEST_CANCEL,
+      });
+    } finally {
+      this.starting -= 1;
+    }
     const now = new Date().toISOString();
     this.state.children.push({
       sub_session_id: id,

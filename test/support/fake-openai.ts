@@ -1,12 +1,19 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-/** What the fake answers to one request: a completion (content and/or tool calls) or an HTTP error. */
+/**
+ * What the fake answers to one request: a completion (content and/or tool calls), an HTTP error, a body written as
+ * given (malformed JSON, HTML, a completion of the wrong shape), or a connection reset before any answer.
+ */
 export type FakeReply =
   | { content?: string | null; toolCalls?: { name: string; arguments: string; id?: string }[]; delayMs?: number }
-  | { status: number; body?: unknown; headers?: Record<string, string>; delayMs?: number };
+  | { status: number; body?: unknown; headers?: Record<string, string>; delayMs?: number }
+  | { raw: string; status?: number; contentType?: string; delayMs?: number }
+  | { reset: true; delayMs?: number };
 
 export interface RecordedRequest {
+  /** When the request arrived (Date.now()). */
+  at: number;
   path: string;
   headers: IncomingMessage['headers'];
   body: {
@@ -62,11 +69,19 @@ export class FakeOpenAI {
       response.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `no route ${request.url}` } }));
       return;
     }
-    const recorded: RecordedRequest = { path: request.url, headers: request.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) };
+    const recorded: RecordedRequest = { at: Date.now(), path: request.url, headers: request.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) };
     this.requests.push(recorded);
     const reply = this.script.shift() ?? this.fallback(recorded);
     if (reply.delayMs) await new Promise((resolve) => setTimeout(resolve, reply.delayMs));
     if (response.destroyed) return;
+    if ('reset' in reply) {
+      request.socket.destroy();
+      return;
+    }
+    if ('raw' in reply) {
+      response.writeHead(reply.status ?? 200, { 'content-type': reply.contentType ?? 'application/json' }).end(reply.raw);
+      return;
+    }
     if ('status' in reply) {
       response
         .writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers })

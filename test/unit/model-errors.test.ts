@@ -72,6 +72,19 @@ describe('toModelFailure', () => {
     expect(failure.nonRetryable).toBe(false);
   });
 
+  it('makes a malformed JSON body a retryable failure that says so', () => {
+    let parseError: unknown;
+    try {
+      JSON.parse('{"choices": [');
+    } catch (error) {
+      parseError = error;
+    }
+    const failure = asFailure(toModelFailure(parseError));
+    expect(failure.type).toBe(modelTemporarilyUnavailable);
+    expect(failure.nonRetryable).toBe(false);
+    expect(failure.message).toMatch(/^the model endpoint answered with malformed JSON \(.+\)$/);
+  });
+
   it('returns errors that are not HTTP errors from the provider unchanged', () => {
     const plain = new Error('bug');
     expect(toModelFailure(plain)).toBe(plain);

@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { TranscriptEntry } from '../../src/shared/session.js';
-import { carriedTranscriptEntries, compactTranscript, SessionState, type SessionIdentity, type StateClock } from '../../src/workflows/session-state.js';
+import { carriedTranscriptChars, carriedTranscriptEntries, compactTranscript, SessionState, type SessionIdentity, type StateClock } from '../../src/workflows/session-state.js';
 
 /** A clock that advances one second per `now()` call, so every timestamp it hands out is distinct. */
 function fakeClock(start = Date.parse('2024-05-01T10:00:00.000Z')): StateClock & { calls: number } {
@@ -111,6 +111,22 @@ describe('takeInbox', () => {
     expect(taken.map((message) => message.id)).toEqual(['a', 'b']);
     expect(state.inbox).toEqual([]);
     expect(state.takeInbox()).toEqual([]);
+  });
+
+  it('takes messages up to the batch size, at least one, and leaves the rest queued in order', () => {
+    for (const [id, length] of [['a', 60], ['b', 50], ['c', 10], ['d', 200]] as const) state.enqueue({ id, content: 'x'.repeat(length) });
+    expect(state.takeInbox(100).map((message) => message.id)).toEqual(['a']);
+    expect(state.snapshot().queued_messages).toBe(3);
+    expect(state.messageState('b')).toBe('queued');
+    expect(state.takeInbox(100).map((message) => message.id)).toEqual(['b', 'c']);
+    expect(state.takeInbox(100).map((message) => message.id)).toEqual(['d']);
+    expect(state.inbox).toEqual([]);
+  });
+
+  it('takes everything without a batch size (runs from before the bound)', () => {
+    state.enqueue({ id: 'b', content: 'x'.repeat(80) });
+    state.enqueue({ id: 'c', content: 'x'.repeat(80) });
+    expect(state.takeInbox().map((message) => message.id)).toEqual(['b', 'c']);
   });
 });
 
@@ -303,5 +319,25 @@ describe('compactTranscript', () => {
     const kept = compactTranscript(long, 'now');
     expect(kept[1]).toBe(long[2]);
     expect(kept).toHaveLength(long.length - 2 + 1);
+  });
+
+  const sized = (role: TranscriptEntry['role'], n: number, chars: number): TranscriptEntry => ({ ...entry(role, n), content: 'x'.repeat(chars) });
+  const charsOf = (entries: TranscriptEntry[]) => entries.slice(1).reduce((sum, kept) => sum + kept.content.length, 0);
+
+  it('carries at most carriedTranscriptChars characters, from a user message, however few the entries', () => {
+    const long = Array.from({ length: 12 }, (_, n) => sized(n % 2 === 0 ? 'user' : 'assistant', n, 200_000));
+    const kept = compactTranscript(long, 'now');
+    expect(kept[0]!.role).toBe('notice');
+    expect(kept[1]!.role).toBe('user');
+    expect(charsOf(kept)).toBeLessThanOrEqual(carriedTranscriptChars);
+    expect(kept.at(-1)).toBe(long.at(-1));
+  });
+
+  it('keeps a turn bigger than the allowance from a model answer that fits, never a tool result without its call', () => {
+    const turn = [sized('user', 0, 10), sized('assistant', 1, 10), ...Array.from({ length: 12 }, (_, n) => sized('tool', n + 2, 100_000)), sized('assistant', 14, 100), sized('tool', 15, 100_000), sized('assistant', 16, 100)];
+    const kept = compactTranscript(turn, 'now');
+    expect(kept[1]).toBe(turn[14]);
+    expect(kept.slice(1).map((kept) => kept.role)).toEqual(['assistant', 'tool', 'assistant']);
+    expect(charsOf(kept)).toBeLessThanOrEqual(carriedTranscriptChars);
   });
 });
