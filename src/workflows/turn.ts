@@ -3,6 +3,7 @@ import type { Activities } from '../activities/index.js';
 import type { CallModelInput, ModelReply } from '../shared/model.js';
 import type { SessionState } from './session-state.js';
 import { dispatchToolCall } from './tools/dispatch.js';
+import { shareRoundBudget } from './tools/round-budget.js';
 import { describeModelFailure } from './model-failure.js';
 import type { SubAgents } from './sub-agents.js';
 import type { SessionStatus } from '../shared/session.js';
@@ -60,7 +61,7 @@ export async function runTurn(state: SessionState, settings: TurnSettings, curso
     services.toolRoundStarted();
 
     // Independent calls run concurrently; each result is an event as soon as it is ready, and joins the transcript in call order.
-    const outcomes = await Promise.all(
+    const results = await Promise.all(
       toolCalls.map(async (call, index) => {
         const stepKey = `${state.identity.session_id}/turn-${state.turn}/round-${round}/call-${index}`;
         const outcome = await dispatchToolCall(call, allowedTools, { state, toolNames: settings.toolNames, stepKey, ...services });
@@ -68,6 +69,7 @@ export async function runTurn(state: SessionState, settings: TurnSettings, curso
         return outcome;
       }),
     );
+    const outcomes = shareRoundBudget(results);
     toolCalls.forEach((call, index) => {
       const outcome = outcomes[index]!;
       state.append({

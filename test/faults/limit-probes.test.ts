@@ -14,7 +14,8 @@ import { maxExtractionChars } from '../../src/activities/web.js';
 import { maxUnacknowledgedSends } from '../../src/session-handle.js';
 import { defaultMaxChildren } from '../../src/shared/session.js';
 import { parentSessionIdKey } from '../../src/shared/search-attributes.js';
-import { firstUserMessage, toolResults } from '../support/scripted-model.js';
+import { call, firstUserMessage, toolResults } from '../support/scripted-model.js';
+import { roundResultBudget } from '../../src/workflows/tools/round-budget.js';
 import { faultSettings } from '../support/fault-settings.js';
 import { waitUntil } from '../support/wait.js';
 import { faultWorker } from './fault-worker.js';
@@ -169,6 +170,25 @@ describe('limit probes (dev server, fake model)', () => {
       expect(result).toMatch(/^Error: Unknown tool "tool\d+z+…"/);
       expect(result.length).toBeLessThan(2_000);
     }
+    expect(await harness.workflowTaskFailures(session.id)).toEqual([]);
+  });
+
+  it('shares one budget across a round of 45 large tool results, so the next model call stays under the payload limit', async () => {
+    const instruction = `many large results ${randomUUID()}`;
+    model.script(
+      instruction,
+      call('planWrite', { title: 'Big', content: 'p'.repeat(50_000) }),
+      { toolCalls: Array.from({ length: 45 }, () => ({ name: 'planGet', arguments: '{}' })) },
+      { content: 'Read it many times.' },
+    );
+    const session = await harness.client.startSession({ instruction });
+    const snapshot = await session.waitUntilIdle({ timeoutMs: 60_000 });
+    expect(snapshot.last_message).toMatchObject({ role: 'assistant', content: 'Read it many times.' });
+    // The first tool result is planWrite's, from the round before.
+    const results = toolResults(fake.requestsFor(instruction)[2]!).slice(1);
+    expect(results).toHaveLength(45);
+    expect(results.reduce((sum, result) => sum + result.length, 0)).toBeLessThanOrEqual(roundResultBudget);
+    expect(results[0]).toMatch(/this round's 45 tool results share 1000000 characters\]$/);
     expect(await harness.workflowTaskFailures(session.id)).toEqual([]);
   });
 });
