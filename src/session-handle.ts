@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { CancelledFailure, WorkflowFailedError, WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { z } from 'zod';
 import { ArborClientError } from './client-errors.js';
+import { isUnansweredQuery } from './query-failures.js';
 import { createSessionTree, type SessionTreeNode, type StoppedSessions } from './session-tree.js';
 import { messageStateQuery, snapshotQuery, transcriptQuery, userMessageSignal } from './shared/messages.js';
 import {
@@ -134,20 +135,28 @@ export class SessionHandle {
     const deadline = options.timeoutMs === undefined ? Infinity : Date.now() + options.timeoutMs;
     const interval = options.pollIntervalMs ?? 200;
     let seen = options.fromEntry ?? 0;
+    let last = 'unanswered';
     for (;;) {
-      const snapshot = await this.snapshot();
-      if (options.onEntries && snapshot.message_count > seen) {
-        const entries = await this.transcript({ offset: seen });
-        seen += entries.length;
-        if (entries.length > 0) options.onEntries(entries);
-      }
-      const handled = options.messageId === undefined || (await this.messageState(options.messageId)) === 'handled';
-      // A session waiting for the user's answers is still in its turn.
-      if (handled && snapshot.status !== 'running' && snapshot.status !== 'waiting_for_user' && (options.messageId !== undefined || snapshot.queued_messages === 0)) {
-        return snapshot;
+      try {
+        const snapshot = await this.snapshot();
+        last = snapshot.status;
+        if (options.onEntries && snapshot.message_count > seen) {
+          const entries = await this.transcript({ offset: seen });
+          seen += entries.length;
+          if (entries.length > 0) options.onEntries(entries);
+        }
+        const handled = options.messageId === undefined || (await this.messageState(options.messageId)) === 'handled';
+        // A session waiting for the user's answers is still in its turn.
+        if (handled && snapshot.status !== 'running' && snapshot.status !== 'waiting_for_user' && (options.messageId !== undefined || snapshot.queued_messages === 0)) {
+          return snapshot;
+        }
+      } catch (error) {
+        // No worker answered in time (one restarting, say): the session is still there, so ask again.
+        if (!isUnansweredQuery(error)) throw error;
+        last = `unanswered (${(error as Error).message}: no worker answered the query in time)`;
       }
       if (Date.now() >= deadline) {
-        throw new ArborClientError(`Session ${this.id} is still ${snapshot.status} after ${options.timeoutMs} ms.`);
+        throw new ArborClientError(`Session ${this.id} is still ${last} after ${options.timeoutMs} ms.`);
       }
       await new Promise((resolve) => setTimeout(resolve, interval));
     }

@@ -97,6 +97,8 @@ describe('a three-level session whose worker is SIGKILLed at random points', () 
           await servers.restartWorker();
           restartMs = Date.now() - restartStart;
         });
+        // Rethrown where the trial awaits it; marked handled here so a failed restart is reported as this trial's.
+        killed.catch(() => {});
       };
     }
     const session = await servers.client.startSession({ instruction: instructions.root, owner, history_limit: 100 });

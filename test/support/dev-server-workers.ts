@@ -17,8 +17,13 @@ export function devServerWorkers(apiKey: string, options: { startWorker?: boolea
   const workers: ChildProcess[] = [];
   let client: ArborClient | undefined;
 
+  // A second try when a worker process dies before it is ready (seen once on a heavily loaded machine).
   const startWorker = async () => {
-    const worker = await startWorkerProcess(workerProcessEnv(settings, fake.baseURL, apiKey));
+    const env = workerProcessEnv(settings, fake.baseURL, apiKey);
+    const worker = await startWorkerProcess(env).catch((error: unknown) => {
+      console.warn(`[dev-server-workers] retrying a worker start: ${String(error).slice(0, 2_000)}`);
+      return startWorkerProcess(env);
+    });
     workers.push(worker);
     return worker;
   };
