@@ -4,10 +4,9 @@ import { DeterminismViolationError } from '@temporalio/workflow';
 import { bundleWorkflowCode, Worker } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
 import { workflowIgnoredModules } from '../../src/workflows-location.js';
-import { workflowBundle } from '../support/time-skipping.js';
+import { quietBundlerLogger, workflowBundle } from '../support/time-skipping.js';
 
 const history = async (name: string) => JSON.parse(await readFile(fileURLToPath(new URL(`../histories/${name}.json`, import.meta.url)), 'utf8'));
-const quiet = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: console.error };
 
 describe('replaying a committed history', () => {
   it('passes with today’s code and fails with a deliberately non-deterministic change', async () => {
@@ -17,7 +16,7 @@ describe('replaying a committed history', () => {
     const changed = await bundleWorkflowCode({
       workflowsPath: fileURLToPath(new URL('./nondeterministic/workflows.ts', import.meta.url)),
       ignoreModules: workflowIgnoredModules,
-      logger: quiet,
+      logger: quietBundlerLogger,
     });
     const failure = await Worker.runReplayHistory({ workflowBundle: changed }, recorded, 'status-step-keys').then(() => undefined, (error: unknown) => error);
     expect(failure).toBeInstanceOf(DeterminismViolationError);

@@ -10,9 +10,12 @@ export const demoModel: ModelSettings = { defaultModel: 'demo', requestTimeoutMs
 
 let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
 
+/** The bundler's logger for tests: errors only. */
+export const quietBundlerLogger = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: console.error };
+
 /** The workflow code bundled once per test file. */
 export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
-  bundle ??= bundleWorkflowCode({ workflowsPath: workflowsPath(), ignoreModules: workflowIgnoredModules, logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: console.error } });
+  bundle ??= bundleWorkflowCode({ workflowsPath: workflowsPath(), ignoreModules: workflowIgnoredModules, logger: quietBundlerLogger });
   return bundle;
 }
 
