@@ -10,7 +10,7 @@ export function parseClientInput<T>(schema: z.ZodType<T>, value: unknown): T {
 }
 
 export function checkOwner(owner: string): string {
-  const parsed = ownerSchema.safeParse(owner);
+  const parsed = ownerSchema().safeParse(owner);
   if (!parsed.success) throw new ArborClientError(`Invalid owner "${owner}": ${parsed.error.issues[0]?.message}.`);
   return owner;
 }

@@ -58,7 +58,7 @@ export class ArborClient {
 
   /** Starts a root session and returns its handle; the session id is a new UUID. */
   async startSession(options: SessionOptions): Promise<SessionHandle> {
-    const parsed = sessionInputSchema.safeParse(options);
+    const parsed = sessionInputSchema().safeParse(options);
     if (!parsed.success) throw new ArborClientError(`Invalid session options: ${z.prettifyError(parsed.error)}`);
     const input = parsed.data;
     if (!input.instruction?.trim()) throw new ArborClientError('A session needs an instruction: say what the agent should do.');

@@ -102,7 +102,7 @@ export class SessionHandle {
    * the session: a flood of sends is delivered at the pace the session can take it, none lost.
    */
   async send(content: string, options: { id?: string } = {}): Promise<string> {
-    const parsed = userMessageSchema.safeParse({ content, id: options.id ?? randomUUID() });
+    const parsed = userMessageSchema().safeParse({ content, id: options.id ?? randomUUID() });
     if (!parsed.success) throw new ArborClientError(`Invalid message: ${z.prettifyError(parsed.error)}`);
     const message = parsed.data;
     const id = message.id!;

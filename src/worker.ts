@@ -4,7 +4,7 @@ import { createActivities } from './activities/index.js';
 import { modelSettingsFromEnv, type ModelSettings } from './activities/model-settings.js';
 import { loadConnectionSettings, type ConnectionSettings } from './connection.js';
 import { ensureSearchAttributes, supportsSearchAttributes } from './temporal/search-attribute-registration.js';
-import { prebuiltWorkflowBundlePath, workflowIgnoredModules, workflowsPath } from './workflows-location.js';
+import { prebuiltWorkflowBundlePath, workflowSourceWorkerOptions } from './workflows-location.js';
 
 export interface ArborWorkerOptions {
   connection?: ConnectionSettings;
@@ -41,7 +41,7 @@ export async function createArborWorker(options: ArborWorkerOptions = {}): Promi
       connection: nativeConnection,
       namespace: settings.namespace,
       taskQueue: settings.taskQueue,
-      ...(bundlePath ? { workflowBundle: { codePath: bundlePath } } : { workflowsPath: workflowsPath(), bundlerOptions: { ignoreModules: workflowIgnoredModules } }),
+      ...(bundlePath ? { workflowBundle: { codePath: bundlePath } } : workflowSourceWorkerOptions()),
       activities: createActivities({ client, model, searchAttributes }),
       ...options.workerOptions,
     });

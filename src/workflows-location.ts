@@ -3,11 +3,15 @@ import { fileURLToPath } from 'node:url';
 
 /** The workflow entry module: TypeScript source when running from src (tests), compiled JavaScript from dist. */
 export function workflowsPath(): string {
-  for (const file of ['./workflows/index.ts', './workflows/index.js']) {
+  return workflowModulePath('index');
+}
+
+function workflowModulePath(name: string): string {
+  for (const file of [`./workflows/${name}.ts`, `./workflows/${name}.js`]) {
     const path = fileURLToPath(new URL(file, import.meta.url));
     if (existsSync(path)) return path;
   }
-  throw new Error('cannot find the workflow code next to ' + fileURLToPath(import.meta.url));
+  throw new Error(`cannot find the workflow module ${name} next to ${fileURLToPath(import.meta.url)}`);
 }
 
 /** A workflow bundle prepared at build time (npm run build), which saves bundling at each worker start. */
@@ -21,3 +25,14 @@ export function prebuiltWorkflowBundlePath(): string | undefined {
  * code only parses expressions, so fs is never reached.
  */
 export const workflowIgnoredModules = ['fs', 'fs/promises'];
+
+/** How Arbor's workflow code is bundled, wherever it is (worker start, build, tests, benchmarks). */
+export function workflowBundlerOptions(): { workflowsPath: string; ignoreModules: string[]; preloadModules: string[] } {
+  return { workflowsPath: workflowsPath(), ignoreModules: workflowIgnoredModules, preloadModules: [workflowModulePath('shared-modules')] };
+}
+
+/** The same, as Worker options that bundle the workflow code when the worker starts. */
+export function workflowSourceWorkerOptions(): { workflowsPath: string; bundlerOptions: { ignoreModules: string[]; preloadModules: string[] } } {
+  const { workflowsPath, ...bundlerOptions } = workflowBundlerOptions();
+  return { workflowsPath, bundlerOptions };
+}

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import type { TestProject } from 'vitest/node';
-import { workflowIgnoredModules, workflowsPath } from '../src/workflows-location.js';
+import { workflowBundlerOptions } from '../src/workflows-location.js';
 import { locateBinary, locateBinaryPath, toSdkExecutable } from '../src/temporal/binaries.js';
 import { startDevServer, type DevServer } from '../src/temporal/dev-server.js';
 
@@ -44,7 +44,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
 
   const bundleFolder = await mkdtemp(join(tmpdir(), 'arbor-test-bundle-'));
   const bundlePath = join(bundleFolder, 'workflow-bundle.js');
-  const { code } = await bundleWorkflowCode({ workflowsPath: workflowsPath(), ignoreModules: workflowIgnoredModules, logger: quietBundler });
+  const { code } = await bundleWorkflowCode({ ...workflowBundlerOptions(), logger: quietBundler });
   await writeFile(bundlePath, code);
   log(`workflow code bundled into ${bundlePath}`);
 

@@ -2,7 +2,7 @@
 import { writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode } from '@temporalio/worker';
-import { workflowIgnoredModules, workflowsPath } from '../workflows-location.js';
+import { workflowBundlerOptions } from '../workflows-location.js';
 
-const { code } = await bundleWorkflowCode({ workflowsPath: workflowsPath(), ignoreModules: workflowIgnoredModules, logger: { log() {}, trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error } });
+const { code } = await bundleWorkflowCode({ ...workflowBundlerOptions(), logger: { log() {}, trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error } });
 await writeFile(fileURLToPath(new URL('../workflow-bundle.js', import.meta.url)), code);

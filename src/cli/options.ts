@@ -46,7 +46,7 @@ export function nonEmptyText(what: string) {
 }
 
 export function ownerId(value: string): string {
-  const parsed = ownerSchema.safeParse(value);
+  const parsed = ownerSchema().safeParse(value);
   if (!parsed.success) throw new InvalidArgumentError(`--owner "${value}": ${parsed.error.issues[0]?.message}.`);
   return value;
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { lazy } from './lazy.js';
 import type { TodoItem } from './tools/todo.js';
 import { ownerSchema } from './tools/memory.js';
 import type { QuestionSet } from './tools/ask-user.js';
@@ -46,13 +47,15 @@ export interface SubAgentFinished {
 }
 export const maxMessageLength = 200_000;
 
-export const toolCallSchema = z.object({
+export const toolCallSchema = lazy(() =>
+  z.object({
   id: z.string(),
   name: z.string(),
   /** Raw JSON text exactly as the model produced it: it may be malformed. */
   arguments: z.string(),
-});
-export type ToolCall = z.infer<typeof toolCallSchema>;
+  }),
+);
+export type ToolCall = z.infer<ReturnType<typeof toolCallSchema>>;
 
 export type TranscriptRole = 'user' | 'assistant' | 'tool' | 'error' | 'notice';
 
@@ -73,7 +76,8 @@ export interface TranscriptEntry {
   turn?: number;
 }
 
-export const sessionInputSchema = z.object({
+export const sessionInputSchema = lazy(() =>
+  z.object({
   instruction: z.string().max(maxMessageLength).optional(),
   title: z.string().max(200).optional(),
   model: z.string().min(1).max(200).optional(),
@@ -91,13 +95,14 @@ export const sessionInputSchema = z.object({
   max_depth: z.number().int().min(0).max(64).optional(),
   max_children: z.number().int().min(0).max(1000).optional(),
   /** Whose memories the session reads and writes (default `default`); sub-agents inherit it. */
-  owner: ownerSchema.optional(),
+  owner: ownerSchema().optional(),
   /** Continue as new once a run's history has this many events (default 5,000; Temporal warns at 10,240). */
   history_limit: z.number().int().min(100).max(10_000).optional(),
   /** A root session that ends once its work is done, as a sub-agent does (automation runs). */
   ends_when_done: z.boolean().optional(),
-});
-export type SessionOptions = z.infer<typeof sessionInputSchema>;
+  }),
+);
+export type SessionOptions = z.infer<ReturnType<typeof sessionInputSchema>>;
 
 /** State carried across continue-as-new; absent on a session's first run. */
 export interface CarriedState {
@@ -132,11 +137,13 @@ export interface InboxMessage {
   content: string;
 }
 
-export const userMessageSchema = z.object({
+export const userMessageSchema = lazy(() =>
+  z.object({
   id: z.string().min(1).max(200).optional(),
   content: z.string().trim().min(1, 'message is empty').max(maxMessageLength),
-});
-export type UserMessage = z.infer<typeof userMessageSchema>;
+  }),
+);
+export type UserMessage = z.infer<ReturnType<typeof userMessageSchema>>;
 
 export interface LastMessage {
   id: string;

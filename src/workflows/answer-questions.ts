@@ -7,7 +7,7 @@ import type { SessionState } from './session-state.js';
  * question set is this session's, still waiting, and every answer fits its question.
  */
 export function checkAnswerRequest(state: SessionState, request: AnswerRequest): void {
-  const parsed = answerRequestSchema.safeParse(request);
+  const parsed = answerRequestSchema().safeParse(request);
   if (!parsed.success) throw new Error('An answer needs a question_set_id and an answers object.');
   const { question_set_id, answers } = parsed.data;
   const set = state.questions.find((candidate) => candidate.question_set_id === question_set_id);

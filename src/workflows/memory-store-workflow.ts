@@ -48,10 +48,10 @@ export async function memoryStoreWorkflow(input: MemoryStoreInput): Promise<void
   await continueAsNew<typeof memoryStoreWorkflow>({ owner: input.owner, carried: store.carry(), recent_writes: recent.carry() });
 }
 
-const writeSchemas = { save: saveMemory.input, update: updateMemory.input, delete: deleteMemory.input } as const;
+const writeTools = { save: saveMemory, update: updateMemory, delete: deleteMemory } as const;
 
 function parseWrite(request: MemoryWriteRequest): { ok: true; request: MemoryWriteRequest } | { ok: false; error: string } {
-  const schema = writeSchemas[request?.op as keyof typeof writeSchemas];
+  const schema = writeTools[request?.op as keyof typeof writeTools]?.input;
   if (!schema || typeof request.session_id !== 'string') return { ok: false, error: 'A memory write is {op: save|update|delete, session_id, args}.' };
   const parsed = schema.safeParse(request.args);
   if (!parsed.success) return { ok: false, error: `Invalid ${request.op} arguments: ${parsed.error.issues.map((issue) => issue.message).join('; ')}` };

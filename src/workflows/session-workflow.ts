@@ -75,7 +75,7 @@ export async function sessionWorkflow(input: SessionInput): Promise<SessionResul
 
   setHandler(userMessageSignal, (message) => {
     // A malformed message is dropped here rather than failing the workflow; the client validates before sending.
-    const parsed = userMessageSchema.safeParse(message);
+    const parsed = userMessageSchema().safeParse(message);
     if (parsed.success && !closedStatuses.includes(state.status)) state.enqueue(parsed.data);
   });
   setHandler(snapshotQuery, () => state.snapshot());

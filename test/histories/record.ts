@@ -14,7 +14,7 @@ import { SessionHandle } from '../../src/session-handle.js';
 import { sessionWorkflowType, type SessionInput } from '../../src/shared/session.js';
 import { parentSessionIdKey, rootSessionIdKey, statusKey, titleKey } from '../../src/shared/search-attributes.js';
 import { locateBinaryPath } from '../../src/temporal/binaries.js';
-import { workflowIgnoredModules, workflowsPath } from '../../src/workflows-location.js';
+import { workflowSourceWorkerOptions } from '../../src/workflows-location.js';
 import { FakeOpenAI } from '../support/fake-openai.js';
 import { call, ScriptedModel } from '../support/scripted-model.js';
 import { memoryStoreId } from '../../src/shared/tools/memory.js';
@@ -33,8 +33,7 @@ async function record(name: string, model: string, input: SessionInput, steps: (
   const worker = await Worker.create({
     connection: env.nativeConnection,
     taskQueue,
-    workflowsPath: workflowsPath(),
-    bundlerOptions: { ignoreModules: workflowIgnoredModules },
+    ...workflowSourceWorkerOptions(),
     activities: createActivities({
       client: env.client,
       model: { apiKey: 'sk-record', baseURL: fake.baseURL, defaultModel: model, requestTimeoutMs: 5_000 },

@@ -4,7 +4,7 @@ import { bundleWorkflowCode, Worker, type WorkflowBundleWithSourceMap } from '@t
 import { inject } from 'vitest';
 import { createActivities, type ActivityDependencies } from '../../src/activities/index.js';
 import type { ModelSettings } from '../../src/activities/model-settings.js';
-import { workflowIgnoredModules, workflowsPath } from '../../src/workflows-location.js';
+import { workflowBundlerOptions } from '../../src/workflows-location.js';
 
 export const demoModel: ModelSettings = { defaultModel: 'demo', requestTimeoutMs: 5_000 };
 
@@ -15,7 +15,7 @@ export const quietBundlerLogger = { log() {}, trace() {}, debug() {}, info() {},
 
 /** The workflow code bundled once per test file. */
 export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
-  bundle ??= bundleWorkflowCode({ workflowsPath: workflowsPath(), ignoreModules: workflowIgnoredModules, logger: quietBundlerLogger });
+  bundle ??= bundleWorkflowCode({ ...workflowBundlerOptions(), logger: quietBundlerLogger });
   return bundle;
 }
 

@@ -3,16 +3,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
-import { workflowIgnoredModules, workflowsPath } from '../../src/workflows-location.js';
+import { workflowBundlerOptions } from '../../src/workflows-location.js';
 
 const quiet = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} };
 
 describe('the workflow bundle', () => {
   it('bundles the workflow code with no Node module reaching it', async () => {
-    const { code } = await bundleWorkflowCode({ workflowsPath: workflowsPath(), ignoreModules: workflowIgnoredModules, logger: quiet });
+    const { code } = await bundleWorkflowCode({ ...workflowBundlerOptions(), logger: quiet });
     expect(code).toContain('sessionWorkflow');
     expect(code).not.toMatch(/require\(["']node:/);
     expect(code).not.toMatch(/from ["'](openai|undici)["']/);
+    // zod is loaded once and shared by every workflow in the worker, not evaluated again for each cached session.
+    expect(code).toMatch(/preloadModules\(\) \{\s*__webpack_require__\([^)]*"\.\/src\/workflows\/shared-modules\.ts"\)/);
   });
 
   it('refuses workflow code that imports a Node module, so the check above can fail', async () => {

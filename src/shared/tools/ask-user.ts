@@ -5,7 +5,8 @@ export const maxHeaderLength = 12;
 
 const wordCount = (text: string) => text.trim().split(/\s+/).filter(Boolean).length;
 
-export const questionOptionSchema = z.object({
+const questionOption = () =>
+  z.object({
   label: z
     .string()
     .trim()
@@ -20,9 +21,10 @@ export const questionOptionSchema = z.object({
     .optional()
     .describe('Preview shown while this option is focused (multi-line allowed); single-select questions only'),
 });
-export type QuestionOption = z.infer<typeof questionOptionSchema>;
+export type QuestionOption = z.infer<ReturnType<typeof questionOption>>;
 
-export const questionSchema = z
+const question = () =>
+  z
   .object({
     question: z
       .string()
@@ -37,7 +39,7 @@ export const questionSchema = z
       .min(1, 'a header must not be empty')
       .max(maxHeaderLength, `a header is at most ${maxHeaderLength} characters`)
       .describe(`Short label (max ${maxHeaderLength} characters) shown as a chip next to the question`),
-    options: z.array(questionOptionSchema).min(2, 'a question needs at least 2 options').max(4, 'a question has at most 4 options').describe('2-4 options'),
+    options: z.array(questionOption()).min(2, 'a question needs at least 2 options').max(4, 'a question has at most 4 options').describe('2-4 options'),
     multiSelect: z.boolean().default(false).describe('true to allow selecting several options'),
   })
   .superRefine((question, context) => {
@@ -52,16 +54,16 @@ export const questionSchema = z
       context.addIssue({ code: 'custom', path: ['options'], message: '"Other" is always offered to the user; do not add it as an option' });
     }
   });
-export type Question = z.infer<typeof questionSchema>;
+export type Question = z.infer<ReturnType<typeof question>>;
 
 export const askUser = defineTool({
   name: 'askUser',
   description:
     'Ask the user 1-4 multiple-choice questions to gather preferences, clarify ambiguity or get a decision, and wait for the answers. ' +
     'The user can always pick "Other" and answer in their own words, so do not add an "Other" option.',
-  input: z.object({
+  input: () => z.object({
     questions: z
-      .array(questionSchema)
+      .array(question())
       .min(1, 'ask at least 1 question')
       .max(4, 'ask at most 4 questions at once')
       .refine((questions) => new Set(questions.map((q) => q.question)).size === questions.length, 'each question must be asked only once')

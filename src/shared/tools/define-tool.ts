@@ -1,16 +1,27 @@
 import type { z } from 'zod';
+import { lazy } from '../lazy.js';
 
 /** A built-in tool declared once: its name and description for the model, and the zod schema of its arguments. */
 export interface ToolDefinition<Name extends string = string, Input extends z.ZodType = z.ZodType> {
   name: Name;
   description: string;
-  input: Input;
+  /** Built on first use (see lazy.ts). */
+  readonly input: Input;
 }
 
-export function defineTool<const Name extends string, Input extends z.ZodType>(
-  definition: ToolDefinition<Name, Input>,
-): ToolDefinition<Name, Input> {
-  return definition;
+export function defineTool<const Name extends string, Input extends z.ZodType>(definition: {
+  name: Name;
+  description: string;
+  input: () => Input;
+}): ToolDefinition<Name, Input> {
+  const input = lazy(definition.input);
+  return {
+    name: definition.name,
+    description: definition.description,
+    get input() {
+      return input();
+    },
+  };
 }
 
 export type ToolArgs<T extends ToolDefinition> = z.infer<T['input']>;

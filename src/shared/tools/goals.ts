@@ -6,7 +6,7 @@ export type GoalStatus = (typeof goalStatuses)[number];
 export const defaultGoalTurns = 50;
 export const maxActiveGoals = 5;
 
-const goalId = z.string().trim().min(1).max(40).describe('The goal_id createGoal returned');
+const goalId = () => z.string().trim().min(1).max(40).describe('The goal_id createGoal returned');
 
 export const createGoal = defineTool({
   name: 'createGoal',
@@ -14,7 +14,7 @@ export const createGoal = defineTool({
     'Set an autonomous goal: after each turn, while the goal is active, the session starts the next turn by itself with ' +
     'a message restating the condition, until you call completeGoal (the condition is met), cancelGoal, or max_turns ' +
     'turns have passed. A message from the user always comes first.',
-  input: z.object({
+  input: () => z.object({
     condition: z.string().trim().min(1, 'condition is empty').max(2_000).describe('What must be true for the goal to be met, checkable by you'),
     max_turns: z.number().int().min(1).max(1_000).default(defaultGoalTurns).describe(`Most turns the goal may drive (default ${defaultGoalTurns})`),
   }),
@@ -23,13 +23,13 @@ export const createGoal = defineTool({
 export const completeGoal = defineTool({
   name: 'completeGoal',
   description: 'Mark a goal as met: the session stops driving turns for it.',
-  input: z.object({ goal_id: goalId }),
+  input: () => z.object({ goal_id: goalId() }),
 });
 
 export const cancelGoal = defineTool({
   name: 'cancelGoal',
   description: 'Cancel a goal that cannot or should no longer be met: the session stops driving turns for it.',
-  input: z.object({ goal_id: goalId }),
+  input: () => z.object({ goal_id: goalId() }),
 });
 
 export interface Goal {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { lazy } from '../lazy.js';
 import { defineTool } from './define-tool.js';
 
 export const maxMemoryLength = 4_000;
@@ -6,14 +7,16 @@ export const maxMemoryLength = 4_000;
 export const maxMemoriesPerOwner = 250;
 export const maxTags = 10;
 
-const memoryId = z.string().trim().min(1).max(40).describe('A memory id from saveMemory, listMemories or searchMemory');
-const content = z
+const memoryId = () => z.string().trim().min(1).max(40).describe('A memory id from saveMemory, listMemories or searchMemory');
+const content = () =>
+  z
   .string()
   .trim()
   .min(1, 'content is empty')
   .max(maxMemoryLength, `content is at most ${maxMemoryLength} characters`)
   .describe(`What to remember (at most ${maxMemoryLength} characters)`);
-const tags = z
+const tags = () =>
+  z
   .array(z.string().trim().toLowerCase().min(1).max(50))
   .max(maxTags, `at most ${maxTags} tags`)
   .describe('Short labels to find the memory by');
@@ -23,27 +26,28 @@ export const saveMemory = defineTool({
   description:
     "Save a fact worth remembering across conversations (the user's preferences, decisions, context). Memories are " +
     "shared by all of this user's sessions. Returns the memory_id.",
-  input: z.object({ content, tags: tags.optional() }),
+  input: () => z.object({ content: content(), tags: tags().optional() }),
 });
 
 export const updateMemory = defineTool({
   name: 'updateMemory',
   description: 'Change the content and/or the tags of a saved memory.',
-  input: z
-    .object({ memory_id: memoryId, content: content.optional(), tags: tags.optional() })
+  input: () =>
+    z
+    .object({ memory_id: memoryId(), content: content().optional(), tags: tags().optional() })
     .refine((args) => args.content !== undefined || args.tags !== undefined, 'give a new content, new tags, or both'),
 });
 
 export const deleteMemory = defineTool({
   name: 'deleteMemory',
   description: 'Delete a saved memory that is wrong or no longer wanted.',
-  input: z.object({ memory_id: memoryId }),
+  input: () => z.object({ memory_id: memoryId() }),
 });
 
 export const listMemories = defineTool({
   name: 'listMemories',
   description: "List the user's memories, newest first, optionally only those with a tag.",
-  input: z.object({
+  input: () => z.object({
     tag: z.string().trim().toLowerCase().min(1).max(50).optional(),
     limit: z.number().int().min(1).max(100).default(20),
   }),
@@ -52,7 +56,7 @@ export const listMemories = defineTool({
 export const searchMemory = defineTool({
   name: 'searchMemory',
   description: "Search the user's memories by relevance (BM25 over content and tags); each result has a score.",
-  input: z.object({
+  input: () => z.object({
     query: z.string().trim().min(1, 'query is empty').max(1_000),
     limit: z.number().int().min(1).max(50).default(5),
   }),
@@ -80,9 +84,10 @@ export type MemoryWriteRequest = MemoryWrite & { session_id: string };
 export type MemoryRead = { op: 'list'; args: z.infer<typeof listMemories.input> } | { op: 'search'; args: z.infer<typeof searchMemory.input> };
 
 /** Owner ids: who a memory belongs to. Sessions give one when they start (default `default`); sub-agents inherit it. */
-export const ownerSchema = z
-  .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._@-]{0,99}$/, 'an owner id is 1-100 letters, digits, ".", "_", "@" or "-", starting with a letter or digit');
+export const ownerSchema = lazy(() =>
+  z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._@-]{0,99}$/, 'an owner id is 1-100 letters, digits, ".", "_", "@" or "-", starting with a letter or digit'));
 export const defaultOwner = 'default';
 
 /** The registered name of the per-owner memory workflow, and its id: part of the durable protocol. */

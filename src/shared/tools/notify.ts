@@ -8,7 +8,7 @@ export const notifyUser = defineTool({
   description:
     'Post a notification to the user without waiting for an answer, e.g. that a long job finished. ' +
     'Use askUser instead when the answer changes what you do next.',
-  input: z.object({
+  input: () => z.object({
     type: z.enum(notificationTypes).describe('info, success, warning or error'),
     title: z.string().trim().min(1).max(200),
     message: z.string().trim().min(1).max(4_000),

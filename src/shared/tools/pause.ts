@@ -8,7 +8,8 @@ export const wait = defineTool({
   description:
     'Sleep on a durable timer instead of polling: give `seconds` (up to one week) or an ISO 8601 `until` timestamp ' +
     '(with `timezone` when it carries no offset), and a `reason` that labels the pause. A new user message ends the wait early.',
-  input: z
+  input: () =>
+    z
     .object({
       seconds: z.number().positive().max(maxWaitSeconds, 'A wait is at most one week (604800 seconds)').optional(),
       until: z.string().trim().min(1).optional().describe('ISO 8601 date-time, e.g. 2026-12-01T09:00:00+01:00'),
@@ -21,5 +22,5 @@ export const wait = defineTool({
 export const stopConversation = defineTool({
   name: 'stopConversation',
   description: 'End the current turn cleanly, without another model call. The conversation stays open for the next message.',
-  input: z.object({}),
+  input: () => z.object({}),
 });

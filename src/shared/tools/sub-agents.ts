@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineTool } from './define-tool.js';
 
-const sessionId = z.string().uuid('must be a session id (a UUID) from listSubAgent');
+const sessionId = () => z.string().uuid('must be a session id (a UUID) from listSubAgent');
 
 export const subAgentModes = ['async', 'sync'] as const;
 export type SubAgentMode = (typeof subAgentModes)[number];
@@ -12,7 +12,7 @@ export const subAgent = defineTool({
     'Create a sub-agent session for a complex, multi-step task. It starts with a blank context, so the instruction must ' +
     'carry all the background it needs. mode "async" (default) returns the sub_session_id at once and you are notified ' +
     'when it finishes; "sync" waits and returns its final message.',
-  input: z.object({
+  input: () => z.object({
     title: z.string().trim().min(1).max(100).describe('Short task description, 3-5 words'),
     instruction: z.string().trim().min(1).max(200_000).describe('Complete instructions and context for the sub-agent'),
     mode: z.enum(subAgentModes).default('async').describe('"async" (default) or "sync"'),
@@ -26,23 +26,23 @@ export const subAgent = defineTool({
 export const listSubAgent = defineTool({
   name: 'listSubAgent',
   description: 'List the active sub-agent sessions in your subtree (all depths), with their status.',
-  input: z.object({}),
+  input: () => z.object({}),
 });
 
 export const getSubAgentMessage = defineTool({
   name: 'getSubAgentMessage',
   description: "Get the latest message of one of your sub-agents (any depth), to check its output or progress.",
-  input: z.object({ sub_session_id: sessionId }),
+  input: () => z.object({ sub_session_id: sessionId() }),
 });
 
 export const sendMessageToSubAgent = defineTool({
   name: 'sendMessageToSubAgent',
   description: 'Send an additional message to a running async sub-agent: more instructions, context, or answers.',
-  input: z.object({ sub_session_id: sessionId, message: z.string().trim().min(1).max(200_000) }),
+  input: () => z.object({ sub_session_id: sessionId(), message: z.string().trim().min(1).max(200_000) }),
 });
 
 export const stopSubAgent = defineTool({
   name: 'stopSubAgent',
   description: 'Stop a sub-agent and all its descendants, leaves first, then parents.',
-  input: z.object({ sub_session_id: sessionId }),
+  input: () => z.object({ sub_session_id: sessionId() }),
 });

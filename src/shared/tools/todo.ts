@@ -3,7 +3,8 @@ import { defineTool } from './define-tool.js';
 
 export const todoStatuses = ['pending', 'in_progress', 'completed'] as const;
 
-export const todoItemSchema = z.object({
+const todoItem = () =>
+  z.object({
   content: z.string().trim().min(1).max(500).describe('Task description, in the imperative ("Write the tests")'),
   status: z.enum(todoStatuses).describe('pending, in_progress or completed'),
   active_form: z
@@ -12,7 +13,7 @@ export const todoItemSchema = z.object({
     .optional()
     .describe('Short text shown in the status bar while the item is in progress ("Writing the tests")'),
 });
-export type TodoItem = z.infer<typeof todoItemSchema>;
+export type TodoItem = z.infer<ReturnType<typeof todoItem>>;
 
 export const todoWrite = defineTool({
   name: 'todoWrite',
@@ -20,7 +21,7 @@ export const todoWrite = defineTool({
     'Manage your task list. Each call passes the complete list, which replaces the previous one. ' +
     'Keep tasks at a verifiable granularity, mark one item in_progress at a time, mark finished ones completed, ' +
     'and remove unneeded items instead of marking them cancelled.',
-  input: z.object({
-    todos: z.array(todoItemSchema).max(100).default([]).describe('The complete todo list'),
+  input: () => z.object({
+    todos: z.array(todoItem()).max(100).default([]).describe('The complete todo list'),
   }),
 });
