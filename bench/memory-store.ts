@@ -11,7 +11,8 @@ import { MemoryHandle } from '../src/memory-handle.js';
 import { locateBinaryPath } from '../src/temporal/binaries.js';
 import { maxMemoriesPerOwner, maxMemoryLength } from '../src/shared/tools/memory.js';
 import { MemoryStore } from '../src/workflows/memory-store.js';
-import { workflowIgnoredModules, workflowsPath } from '../src/workflows-location.js';
+import { workflowSourceWorkerOptions } from '../src/workflows-location.js';
+import { percentiles } from './stats.js';
 
 Runtime.install({ logger: new DefaultLogger('WARN') });
 
@@ -21,13 +22,6 @@ const sentence = (i: number, length: number) => {
   for (let k = 0; out.join(' ').length < length; k++) out.push(words[(i * 7 + k * 13) % words.length]!);
   return out.join(' ').slice(0, length);
 };
-
-function percentiles(samples: number[]) {
-  const sorted = [...samples].sort((a, b) => a - b);
-  const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-  return { n: samples.length, p50: round(at(50)), p95: round(at(95)), p99: round(at(99)) };
-}
-const round = (ms: number) => Math.round(ms * 100) / 100;
 
 async function time<T>(samples: number[], work: () => Promise<T>): Promise<T> {
   const start = performance.now();
@@ -41,8 +35,7 @@ const taskQueue = 'bench-memory';
 const worker = await Worker.create({
   connection: env.nativeConnection,
   taskQueue,
-  workflowsPath: workflowsPath(),
-  bundlerOptions: { ignoreModules: workflowIgnoredModules },
+  ...workflowSourceWorkerOptions(),
   activities: createActivities({ client: env.client, model: { defaultModel: 'demo', requestTimeoutMs: 5_000 }, search: { engines: [] } }),
 });
 

@@ -1,0 +1,196 @@
+/**
+ * B4 of issue 9: async fan-out of 10, 100 and 500 sub-agents, started and finished. A root session (max_children
+ * 500) gets a message; its model asks for N `subAgent` calls (mode async, no tools) in one round; each sub-agent's
+ * model answers at once, so each sub-agent is one model call. Measured from the message to the root having recorded
+ * every sub-agent as finished (and, for information, to the root being idle again after the notices of their ends).
+ * Also the CPU time of this process (worker, client, fake model) per child, which the machine's other load disturbs less.
+ * The floor: a bare parent that, on a signal, makes a model call, starts N bare child workflows that each make one
+ * model call, makes a model call, and counts the children as they finish.
+ *   npx tsx bench/fan-out.ts [largest fan-out, default 500] [--sqlite]
+ */
+import { SessionHandle } from '../src/session-handle.js';
+import { closedStatuses, sessionWorkflowType } from '../src/shared/session.js';
+import { bareFanOutSignal, bareFinishedChildrenQuery } from './floor-workflows.js';
+import {
+  bareModelActivities,
+  benchArgs,
+  createArborBenchWorker,
+  createFloorWorker,
+  firstUserText,
+  historyTrouble,
+  lastMessage,
+  loadAverage,
+  quietRuntime,
+  resultName,
+  sleep,
+  startDevServer,
+  startFakeModel,
+  waitFor,
+  writeResults,
+} from './harness.js';
+import { ratio, round, summary, verdict } from './stats.js';
+
+quietRuntime();
+const args = benchArgs();
+const largest = args.size ?? 500;
+const plan = [
+  { children: 10, samples: 5 },
+  { children: 100, samples: 2 },
+  { children: 500, samples: 1 },
+].filter((step) => step.children <= largest);
+if (plan.length === 0 || plan.at(-1)!.children !== largest) plan.push({ children: largest, samples: 1 });
+const maxChildren = Math.max(500, largest);
+const loadAtStart = loadAverage();
+
+const model = await startFakeModel((request) => {
+  const first = firstUserText(request);
+  const last = lastMessage(request);
+  const fanOut = /^fanout (\d+) (\S+)/.exec(first);
+  if (fanOut && last?.role === 'user' && last.content === first) {
+    const [, count, tag] = fanOut;
+    return {
+      toolCalls: Array.from({ length: Number(count) }, (_, index) => ({
+        name: 'subAgent',
+        arguments: JSON.stringify({ title: `child ${index}`, instruction: `child ${index} of ${tag}`, mode: 'async', tools: [] }),
+      })),
+    };
+  }
+  if (fanOut && last?.role === 'tool') return { content: 'started' };
+  if (fanOut) return { content: 'noted' };
+  return { content: 'done' };
+});
+const server = await startDevServer(args.server);
+const { env } = server;
+const arborWorker = await createArborBenchWorker(env, model, 'bench-arbor');
+const floorWorker = await createFloorWorker(env, 'bench-bare', bareModelActivities(model));
+
+interface ArborSample {
+  /** CPU time of this process (worker, client and fake model) from the message until the sub-agents had finished. */
+  cpu_ms: number;
+  all_finished_ms: number;
+  root_idle_ms: number;
+  root_turns: number;
+}
+
+const pollMs = (children: number) => (children <= 10 ? 5 : 20);
+
+async function arborFanOut(children: number, label: string): Promise<ArborSample & { trouble: Awaited<ReturnType<typeof historyTrouble>> }> {
+  const rootId = `bench-fanout-${label}`;
+  const started = await env.client.workflow.start(sessionWorkflowType, { taskQueue: 'bench-arbor', workflowId: rootId, args: [{ title: 'fan-out', max_children: maxChildren }] });
+  const root = new SessionHandle(rootId, env.client);
+  await root.waitUntilIdle({ pollIntervalMs: 20 });
+  const start = performance.now();
+  const cpu = process.cpuUsage();
+  await root.send(`fanout ${children} ${label}`);
+  let allFinished = 0;
+  let cpuMs = 0;
+  await waitFor(async () => {
+    const snapshot = await root.snapshot();
+    if (!allFinished && snapshot.children.length === children && snapshot.children.every((child) => closedStatuses.includes(child.status))) {
+      allFinished = performance.now() - start;
+      cpuMs = cpuTime(cpu);
+    }
+    return allFinished > 0 && snapshot.status === 'idle' && snapshot.queued_messages === 0;
+  }, pollMs(children));
+  const rootIdle = performance.now() - start;
+  const snapshot = await root.snapshot();
+  const failed = snapshot.children.filter((child) => child.status !== 'completed').length;
+  if (failed > 0) throw new Error(`${failed} sub-agents of ${rootId} did not complete`);
+  const trouble = await historyTrouble(env.client, rootId, started.firstExecutionRunId);
+  await env.client.workflow.getHandle(rootId).terminate();
+  return { cpu_ms: cpuMs, all_finished_ms: allFinished, root_idle_ms: rootIdle, root_turns: snapshot.turn, trouble };
+}
+
+const cpuTime = (since: NodeJS.CpuUsage) => {
+  const used = process.cpuUsage(since);
+  return (used.user + used.system) / 1000;
+};
+
+async function floorFanOut(children: number, label: string): Promise<{ ms: number; cpu_ms: number }> {
+  const parent = await env.client.workflow.start('bareFanOutWorkflow', { taskQueue: 'bench-bare', workflowId: `bare-fanout-${label}` });
+  await waitFor(async () => (await parent.describe()).historyLength >= 4, 5);
+  const start = performance.now();
+  const cpu = process.cpuUsage();
+  await parent.signal(bareFanOutSignal, { text: `fanout ${children}`, children });
+  await waitFor(async () => (await parent.query(bareFinishedChildrenQuery)) === children, pollMs(children));
+  const elapsed = performance.now() - start;
+  const cpuMs = cpuTime(cpu);
+  await parent.terminate();
+  return { ms: elapsed, cpu_ms: cpuMs };
+}
+
+const results = await arborWorker.runUntil(() =>
+  floorWorker.runUntil(async () => {
+    // Warm-up: one small fan-out of each.
+    await arborFanOut(10, `warmup-${Date.now()}`);
+    await floorFanOut(10, `warmup-${Date.now()}`);
+    const out = [];
+    for (const step of plan) {
+      const arbor: ArborSample[] = [];
+      const floor: { ms: number; cpu_ms: number }[] = [];
+      const trouble = [];
+      for (let i = 0; i < step.samples; i++) {
+        console.log(`fan-out of ${step.children}: sample ${i + 1} of ${step.samples}`);
+        const { trouble: rootTrouble, ...sample } = await arborFanOut(step.children, `${step.children}-${i}-${Date.now()}`);
+        arbor.push(sample);
+        trouble.push(rootTrouble);
+        await sleep(500);
+        floor.push(await floorFanOut(step.children, `${step.children}-${i}-${Date.now()}`));
+        await sleep(500);
+      }
+      const allFinished = summary(arbor.map((sample) => sample.all_finished_ms));
+      const floorSummary = summary(floor.map((sample) => sample.ms));
+      const cpuPerChild = {
+        arbor: round(arbor.reduce((sum, sample) => sum + sample.cpu_ms, 0) / arbor.length / step.children),
+        floor: round(floor.reduce((sum, sample) => sum + sample.cpu_ms, 0) / floor.length / step.children),
+      };
+      out.push({
+        children: step.children,
+        samples: step.samples,
+        arbor_all_finished_ms: allFinished,
+        arbor_root_idle_ms: summary(arbor.map((sample) => sample.root_idle_ms)),
+        arbor_root_turns: arbor.map((sample) => sample.root_turns),
+        floor_all_finished_ms: floorSummary,
+        ratio_p50: ratio(allFinished.p50, floorSummary.p50),
+        worker_cpu_ms_per_child: cpuPerChild,
+        ms_per_child: { arbor: Math.round((allFinished.p50 / step.children) * 100) / 100, floor: Math.round((floorSummary.p50 / step.children) * 100) / 100 },
+        root_history: trouble,
+      });
+    }
+    return out;
+  }),
+);
+await server.teardown();
+await model.fake.stop();
+
+console.table(
+  Object.fromEntries(
+    results.map((row) => [
+      `${row.children} sub-agents`,
+      {
+        'Arbor p50 ms': row.arbor_all_finished_ms.p50,
+        'Arbor max ms': row.arbor_all_finished_ms.max,
+        'floor p50 ms': row.floor_all_finished_ms.p50,
+        'floor max ms': row.floor_all_finished_ms.max,
+        ratio: row.ratio_p50,
+        'root idle again p50 ms': row.arbor_root_idle_ms.p50,
+        'worker CPU ms/child Arbor': row.worker_cpu_ms_per_child.arbor,
+        'worker CPU ms/child floor': row.worker_cpu_ms_per_child.floor,
+      },
+    ]),
+  ),
+);
+for (const row of results) {
+  console.log(
+    `B4 fan-out of ${row.children}: ${row.ratio_p50}x the floor at p50 (target 1.2x: ${verdict(row.ratio_p50 <= 1.2)}); ${row.ms_per_child.arbor} ms per sub-agent, ` +
+      `floor ${row.ms_per_child.floor} ms per child; worker CPU ${row.worker_cpu_ms_per_child.arbor} ms per sub-agent, floor ${row.worker_cpu_ms_per_child.floor} ms`,
+  );
+}
+const file = await writeResults(resultName('fan-out', args.server), {
+  benchmark: 'B4 async fan-out',
+  server: args.server,
+  max_children: maxChildren,
+  load_average_at_start: loadAtStart,
+  fan_outs: results,
+});
+console.log(`written ${file}`);

@@ -1,0 +1,269 @@
+/**
+ * What the Temporal benchmarks share: command-line arguments, a dev server (in memory or on a SQLite file) with
+ * Arbor's search attributes, the zero-latency fake model, Arbor's worker and the bare floor's worker, and the
+ * results file with the machine and its load.
+ */
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import type { Client, WorkflowHandle } from '@temporalio/client';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type WorkerOptions, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import OpenAI from 'openai';
+import { createActivities, type ActivityDependencies } from '../src/activities/index.js';
+import type { ModelSettings } from '../src/activities/model-settings.js';
+import { parentSessionIdKey, rootSessionIdKey, statusKey, titleKey } from '../src/shared/search-attributes.js';
+import { locateBinary, locateBinaryPath, toSdkExecutable } from '../src/temporal/binaries.js';
+import { workflowBundlerOptions } from '../src/workflows-location.js';
+import { FakeOpenAI, type FakeReply, type RecordedRequest } from '../test/support/fake-openai.js';
+
+export type ServerVariant = 'in-memory' | 'sqlite';
+
+export interface BenchArgs {
+  /** The first positional argument as a number (a size or sample count), if given. */
+  size: number | undefined;
+  /** Every positional argument, as numbers. */
+  sizes: number[];
+  /** `--sqlite`: the dev server keeps its state in a SQLite file rather than in memory. */
+  server: ServerVariant;
+}
+
+/** `npx tsx bench/<file>.ts [size] [--sqlite]` */
+export function benchArgs(): BenchArgs {
+  const { values, positionals } = parseArgs({ allowPositionals: true, options: { sqlite: { type: 'boolean', default: false } } });
+  const sizes = positionals.map((text) => {
+    const size = Number(text);
+    if (!(Number.isFinite(size) && size > 0)) throw new Error(`sizes must be positive numbers, got "${text}"`);
+    return size;
+  });
+  return { size: sizes[0], sizes, server: values.sqlite ? 'sqlite' : 'in-memory' };
+}
+
+/** SDK warnings only; the core's own log (slow workflow task warnings under load) only at ERROR, to keep tables readable. */
+export function quietRuntime(): void {
+  Runtime.install({ logger: new DefaultLogger('WARN'), telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' } } } });
+}
+
+export interface DevServer {
+  env: TestWorkflowEnvironment;
+  variant: ServerVariant;
+  teardown(): Promise<void>;
+}
+
+/** Starts a Temporal dev server (the Temporal CLI) with Arbor's search attributes, in memory or on a fresh SQLite file. */
+export async function startDevServer(variant: ServerVariant): Promise<DevServer> {
+  const directory = variant === 'sqlite' ? await mkdtemp(join(os.tmpdir(), 'arbor-bench-')) : undefined;
+  const env = await TestWorkflowEnvironment.createLocal({
+    server: {
+      executable: { type: 'existing-path', path: await locateBinaryPath('cli') },
+      searchAttributes: [rootSessionIdKey, parentSessionIdKey, statusKey, titleKey],
+      ...(directory ? { dbFilename: join(directory, 'temporal.db') } : {}),
+    },
+  });
+  return {
+    env,
+    variant,
+    async teardown() {
+      await env.teardown();
+      if (directory) await rm(directory, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The time-skipping test server (Temporal's Java test server), for work that spans long durable timers. */
+export async function startTimeSkippingServer(): Promise<TestWorkflowEnvironment> {
+  return TestWorkflowEnvironment.createTimeSkipping({ server: { executable: toSdkExecutable(await locateBinary('test-server')) } });
+}
+
+export interface FakeModel {
+  fake: FakeOpenAI;
+  settings: ModelSettings;
+  /** A plain OpenAI client on the fake, for the floor's model call and the zero line. */
+  openai: OpenAI;
+}
+
+/** The zero-latency OpenAI-compatible server on loopback; `route` answers every request. */
+export async function startFakeModel(route: (request: RecordedRequest) => FakeReply = () => ({ content: 'ok' })): Promise<FakeModel> {
+  const fake = await new FakeOpenAI().start();
+  fake.fallback = (request) => {
+    // Nothing here reads the recorded requests; long runs would keep every request body otherwise.
+    fake.requests.length = 0;
+    return route(request);
+  };
+  return {
+    fake,
+    settings: { apiKey: 'sk-bench', baseURL: fake.baseURL, defaultModel: 'bench', requestTimeoutMs: 30_000 },
+    openai: new OpenAI({ apiKey: 'sk-bench', baseURL: fake.baseURL, maxRetries: 0 }),
+  };
+}
+
+/** The last message of a model request, and the first user message (which names the session's task). */
+export function lastMessage(request: RecordedRequest): RecordedRequest['body']['messages'][number] | undefined {
+  return request.body.messages.at(-1);
+}
+
+export function firstUserText(request: RecordedRequest): string {
+  return request.body.messages.find((message) => message.role === 'user')?.content ?? '';
+}
+
+let arborBundle: Promise<WorkflowBundleWithSourceMap> | undefined;
+let floorBundle: Promise<WorkflowBundleWithSourceMap> | undefined;
+const silent = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: console.error };
+
+/** Arbor's workflow code, bundled once per process. */
+export function arborWorkflowBundle(): Promise<WorkflowBundleWithSourceMap> {
+  arborBundle ??= bundleWorkflowCode({ ...workflowBundlerOptions(), logger: silent });
+  return arborBundle;
+}
+
+/** The floor's workflows (bench/floor-workflows.ts), bundled once per process. */
+export function floorWorkflowBundle(): Promise<WorkflowBundleWithSourceMap> {
+  floorBundle ??= bundleWorkflowCode({ workflowsPath: fileURLToPath(new URL('./floor-workflows.ts', import.meta.url)), logger: silent });
+  return floorBundle;
+}
+
+/** A worker of Arbor's sessions on `taskQueue`, with Arbor's own activities talking to the fake model. */
+export async function createArborBenchWorker(
+  env: TestWorkflowEnvironment,
+  model: FakeModel,
+  taskQueue: string,
+  options: { worker?: Partial<WorkerOptions>; activities?: Partial<ActivityDependencies> } = {},
+): Promise<Worker> {
+  return Worker.create({
+    connection: env.nativeConnection,
+    taskQueue,
+    workflowBundle: await arborWorkflowBundle(),
+    activities: createActivities({ client: env.client, model: model.settings, search: { engines: [] }, ...options.activities }),
+    ...options.worker,
+  });
+}
+
+/** The floor's model call: the same request to the fake model that a session makes, with nothing around it. */
+export function bareModelActivities(model: FakeModel) {
+  return {
+    async bareModelCall(text: string): Promise<string> {
+      const reply = await model.openai.chat.completions.create({ model: 'bench', messages: [{ role: 'user', content: text }] });
+      return reply.choices[0]?.message.content ?? '';
+    },
+  };
+}
+
+/** A worker of the floor's bare workflows on `taskQueue`. */
+export async function createFloorWorker(
+  env: TestWorkflowEnvironment,
+  taskQueue: string,
+  activities: object,
+  options: Partial<WorkerOptions> = {},
+): Promise<Worker> {
+  return Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await floorWorkflowBundle(), activities, ...options });
+}
+
+/** Polls `predicate` every `intervalMs` until it holds; fails after `timeoutMs`. */
+export async function waitFor(predicate: () => Promise<boolean> | boolean, intervalMs = 2, timeoutMs = 600_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await predicate())) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await sleep(intervalMs);
+  }
+}
+
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** The workflows in `ids` that are still running (describe each; a missing one is not running). */
+export async function stillRunning(client: Client, ids: readonly string[]): Promise<string[]> {
+  const running: string[] = [];
+  for (let i = 0; i < ids.length; i += 50) {
+    const batch = ids.slice(i, i + 50);
+    const statuses = await Promise.all(
+      batch.map(async (id) => {
+        try {
+          return (await client.workflow.getHandle(id).describe()).status.name;
+        } catch {
+          return 'NOT_FOUND';
+        }
+      }),
+    );
+    statuses.forEach((status, index) => status === 'RUNNING' && running.push(batch[index]!));
+  }
+  return running;
+}
+
+export function machine() {
+  const cpus = os.cpus();
+  return {
+    cpus: cpus.length,
+    cpu_model: cpus[0]?.model ?? 'unknown',
+    memory_gb: Math.round(os.totalmem() / 2 ** 30),
+    node: process.version,
+    platform: `${os.type()} ${os.release()}`,
+  };
+}
+
+/** The 1, 5 and 15 minute load averages, as `uptime` prints them. */
+export const loadAverage = () => os.loadavg().map((load) => Math.round(load * 100) / 100);
+
+/** Writes bench/results/<name>.json with the date, the machine and its load. */
+export async function writeResults(name: string, body: Record<string, unknown>): Promise<string> {
+  const url = new URL(`./results/${name}.json`, import.meta.url);
+  await mkdir(new URL('./results/', import.meta.url), { recursive: true });
+  await writeFile(url, `${JSON.stringify({ date: new Date().toISOString(), machine: machine(), load_average_at_end: loadAverage(), ...body }, null, 2)}\n`);
+  return fileURLToPath(url);
+}
+
+/** The results file name of a dev-server benchmark: one per server variant. */
+export const resultName = (bench: string, variant: ServerVariant) => (variant === 'in-memory' ? bench : `${bench}.sqlite`);
+
+/**
+ * What went wrong in a workflow's history, over all its runs (following continue-as-new from `firstRunId`): activity
+ * attempts after the first, failed and timed-out activities and workflow tasks.
+ */
+export async function historyTrouble(client: Client, workflowId: string, firstRunId?: string) {
+  const trouble = { runs: 0, events: 0, activity_retries: 0, activity_failures: 0, workflow_task_failures: 0, workflow_task_timeouts: 0 };
+  let runId: string | undefined = firstRunId;
+  do {
+    const history: Awaited<ReturnType<WorkflowHandle['fetchHistory']>> = await client.workflow.getHandle(workflowId, runId).fetchHistory();
+    const events: NonNullable<typeof history.events> = history.events ?? [];
+    trouble.runs += 1;
+    trouble.events += events.length;
+    trouble.activity_retries += events.filter((event) => (event.activityTaskStartedEventAttributes?.attempt ?? 1) > 1).length;
+    trouble.activity_failures += events.filter((event) => event.activityTaskFailedEventAttributes || event.activityTaskTimedOutEventAttributes).length;
+    trouble.workflow_task_failures += events.filter((event) => event.workflowTaskFailedEventAttributes).length;
+    trouble.workflow_task_timeouts += events.filter((event) => event.workflowTaskTimedOutEventAttributes).length;
+    runId = firstRunId ? (events.at(-1)?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined) : undefined;
+  } while (runId);
+  return trouble;
+}
+
+/**
+ * Turn times as the server recorded them, over all runs of a workflow (following continue-as-new from `firstRunId`):
+ * for each signal named `signalName`, from its event to the last completed workflow task before the next such signal.
+ * Unlike a client polling a query, this sees only the workflow's own progress.
+ */
+export async function turnTimesInHistory(client: Client, workflowId: string, firstRunId: string, signalName: string): Promise<number[]> {
+  const times: number[] = [];
+  let signalAt: number | undefined;
+  let lastTaskAt: number | undefined;
+  const close = () => {
+    if (signalAt !== undefined && lastTaskAt !== undefined && lastTaskAt >= signalAt) times.push(lastTaskAt - signalAt);
+  };
+  let runId: string | undefined = firstRunId;
+  while (runId) {
+    const history: Awaited<ReturnType<WorkflowHandle['fetchHistory']>> = await client.workflow.getHandle(workflowId, runId).fetchHistory();
+    const events: NonNullable<typeof history.events> = history.events ?? [];
+    for (const event of events) {
+      const at = Number(event.eventTime?.seconds ?? 0) * 1000 + (event.eventTime?.nanos ?? 0) / 1e6;
+      if (event.workflowExecutionSignaledEventAttributes?.signalName === signalName) {
+        close();
+        signalAt = at;
+        lastTaskAt = undefined;
+      } else if (event.workflowTaskCompletedEventAttributes) {
+        lastTaskAt = at;
+      }
+    }
+    runId = events.at(-1)?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined;
+  }
+  close();
+  return times;
+}
