@@ -9,6 +9,7 @@ import {
   continueAsNew,
   defineQuery,
   defineSignal,
+  getExternalWorkflowHandle,
   isCancellation,
   ParentClosePolicy,
   proxyActivities,
@@ -82,20 +83,29 @@ export async function bareToolTurnWorkflow(): Promise<void> {
 
 export const bareFanOutSignal = defineSignal<[{ text: string; children: number }]>('bareFanOut');
 export const bareFinishedChildrenQuery = defineQuery<number>('bareFinishedChildren');
+/** From a child to its parent as it ends, as a sub-agent tells its parent session. */
+export const bareChildFinishedSignal = defineSignal<[string]>('bareChildFinished');
 
 /**
- * A parent that, per message, makes a model call, starts that many child workflows at once, makes a model call when
- * they have started, and counts them as they finish.
+ * A parent that, per message, makes a model call, starts that many child workflows at once, and makes a model call
+ * when they have started. Each child ends by signalling the parent, which counts it and, per batch of such signals,
+ * makes a model call: the work Arbor does to tell its model that sub-agents have finished.
  */
 export async function bareFanOutWorkflow(): Promise<void> {
   const inbox: { text: string; children: number }[] = [];
   let finished = 0;
+  let unannounced = 0;
   setHandler(bareFanOutSignal, (message) => void inbox.push(message));
   setHandler(bareFinishedChildrenQuery, () => finished);
+  setHandler(bareChildFinishedSignal, () => {
+    finished += 1;
+    unannounced += 1;
+  });
   const { workflowId } = workflowInfo();
   for (let round = 0; ; round++) {
     await condition(() => inbox.length > 0);
     const message = inbox.shift()!;
+    const target = finished + message.children;
     await bareModelCall(message.text);
     const handles = await Promise.all(
       Array.from({ length: message.children }, (_, index) =>
@@ -106,27 +116,47 @@ export async function bareFanOutWorkflow(): Promise<void> {
         }),
       ),
     );
-    const all = Promise.all(handles.map((handle) => handle.result().then(() => void (finished += 1))));
+    const ended = Promise.all(handles.map((handle) => handle.result()));
     await bareModelCall(`${message.text}: started ${handles.length}`);
-    await all;
+    while (finished < target || unannounced > 0) {
+      await condition(() => unannounced > 0);
+      const batch = unannounced;
+      unannounced = 0;
+      await bareModelCall(`${message.text}: ${batch} finished`);
+    }
+    await ended;
   }
 }
 
-/** A child that makes one model call and ends. */
+/** A child that makes one model call, tells its parent, and ends. */
 export async function bareChildWorkflow(text: string): Promise<string> {
-  return bareModelCall(text);
+  const answer = await bareModelCall(text);
+  await tellParent();
+  return answer;
+}
+
+async function tellParent(): Promise<void> {
+  const parent = workflowInfo().parent;
+  if (parent) await getExternalWorkflowHandle(parent.workflowId).signal(bareChildFinishedSignal, workflowInfo().workflowId);
 }
 
 /* ---------- B5: cancelling a tree of workflows (bench/stop-tree.ts) ---------- */
 
 /**
  * A node of a tree: with `fanout` [a, b, ...] it starts `a` children each given [b, ...]; a leaf sleeps on an
- * hour-long timer. Cancelling it cancels its children and waits for them to end before it ends: leaves first.
+ * hour-long timer. Cancelling it cancels its children and waits for them to end, then tells its parent, before it
+ * ends: leaves first, as Arbor stops a tree.
  */
 export async function bareTreeWorkflow(fanout: number[]): Promise<void> {
+  setHandler(bareChildFinishedSignal, () => undefined);
   const [width, ...below] = fanout;
   if (width === undefined) {
-    await sleep('1 hour');
+    try {
+      await sleep('1 hour');
+    } catch (error) {
+      if (isCancellation(error)) await CancellationScope.nonCancellable(tellParent);
+      throw error;
+    }
     return;
   }
   const { workflowId } = workflowInfo();
@@ -143,7 +173,12 @@ export async function bareTreeWorkflow(fanout: number[]): Promise<void> {
   try {
     await condition(() => false);
   } catch (error) {
-    if (isCancellation(error)) await CancellationScope.nonCancellable(() => Promise.allSettled(handles.map((handle) => handle.result())));
+    if (isCancellation(error)) {
+      await CancellationScope.nonCancellable(async () => {
+        await Promise.allSettled(handles.map((handle) => handle.result()));
+        await tellParent();
+      });
+    }
     throw error;
   }
 }

@@ -28,17 +28,22 @@ export interface BenchArgs {
   sizes: number[];
   /** `--sqlite`: the dev server keeps its state in a SQLite file rather than in memory. */
   server: ServerVariant;
+  /** `--no-search-attributes`: sessions keep Arbor's search attributes off, to see what they cost. */
+  searchAttributes: boolean;
 }
 
-/** `npx tsx bench/<file>.ts [size] [--sqlite]` */
+/** `npx tsx bench/<file>.ts [size] [--sqlite] [--no-search-attributes]` */
 export function benchArgs(): BenchArgs {
-  const { values, positionals } = parseArgs({ allowPositionals: true, options: { sqlite: { type: 'boolean', default: false } } });
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: { sqlite: { type: 'boolean', default: false }, 'no-search-attributes': { type: 'boolean', default: false } },
+  });
   const sizes = positionals.map((text) => {
     const size = Number(text);
     if (!(Number.isFinite(size) && size > 0)) throw new Error(`sizes must be positive numbers, got "${text}"`);
     return size;
   });
-  return { size: sizes[0], sizes, server: values.sqlite ? 'sqlite' : 'in-memory' };
+  return { size: sizes[0], sizes, server: values.sqlite ? 'sqlite' : 'in-memory', searchAttributes: !values['no-search-attributes'] };
 }
 
 /** SDK warnings only; the core's own log (slow workflow task warnings under load) only at ERROR, to keep tables readable. */
@@ -212,8 +217,9 @@ export async function writeResults(name: string, body: Record<string, unknown>):
   return fileURLToPath(url);
 }
 
-/** The results file name of a dev-server benchmark: one per server variant. */
-export const resultName = (bench: string, variant: ServerVariant) => (variant === 'in-memory' ? bench : `${bench}.sqlite`);
+/** The results file name of a dev-server benchmark: one per server variant (and one without search attributes). */
+export const resultName = (bench: string, variant: ServerVariant, searchAttributes = true) =>
+  `${bench}${variant === 'in-memory' ? '' : '.sqlite'}${searchAttributes ? '' : '.no-search-attributes'}`;
 
 /**
  * What went wrong in a workflow's history, over all its runs (following continue-as-new from `firstRunId`): activity
@@ -266,4 +272,27 @@ export async function turnTimesInHistory(client: Client, workflowId: string, fir
   }
   close();
   return times;
+}
+
+/**
+ * As the server recorded it, over all runs of a workflow: milliseconds from the first signal named `from` to the last
+ * signal named `to`. Unlike a client polling a query, measuring this way adds no work to the worker being measured.
+ */
+export async function signalSpanInHistory(client: Client, workflowId: string, firstRunId: string, from: string, to: string): Promise<number> {
+  let first: number | undefined;
+  let last: number | undefined;
+  let runId: string | undefined = firstRunId;
+  while (runId) {
+    const history: Awaited<ReturnType<WorkflowHandle['fetchHistory']>> = await client.workflow.getHandle(workflowId, runId).fetchHistory();
+    const events: NonNullable<typeof history.events> = history.events ?? [];
+    for (const event of events) {
+      const name = event.workflowExecutionSignaledEventAttributes?.signalName;
+      const at = Number(event.eventTime?.seconds ?? 0) * 1000 + (event.eventTime?.nanos ?? 0) / 1e6;
+      if (name === from) first ??= at;
+      if (name === to) last = at;
+    }
+    runId = events.at(-1)?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined;
+  }
+  if (first === undefined || last === undefined) throw new Error(`no ${from} then ${to} signals in the history of ${workflowId}`);
+  return last - first;
 }

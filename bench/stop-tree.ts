@@ -4,9 +4,9 @@
  * Each session's scripted model spawns its sub-agents (async) and answers; the leaves sleep in the `wait` tool (an
  * hour-long durable timer), so the inner sessions wait for them. Timed: `SessionHandle.stop()` as a caller sees it
  * (it lists the tree, cancels the root, waits for it, and describes every member), and the cancellation alone (from
- * the call to the root's close time). The floor: the same tree of bare workflows, each cancelling its children and
- * waiting for them (leaves first, as Arbor does), cancelled at the root and awaited.
- *   npx tsx bench/stop-tree.ts [width, default 10: a 1+w+w² tree and a 5w-deep chain] [--sqlite]
+ * the call to the root's close time). The floor: the same tree of bare workflows, each cancelling its children,
+ * waiting for them and then signalling its parent (leaves first, as Arbor does), cancelled at the root and awaited.
+ *   npx tsx bench/stop-tree.ts [width, default 10: a 1+w+w² tree and a 5w-deep chain] [--sqlite] [--no-search-attributes]
  */
 import type { Client } from '@temporalio/client';
 import { SessionHandle } from '../src/session-handle.js';
@@ -60,7 +60,10 @@ const model = await startFakeModel((request) => {
 });
 const server = await startDevServer(args.server);
 const { env } = server;
-const arborWorker = await createArborBenchWorker(env, model, 'bench-arbor', { worker: { maxCachedWorkflows: 2_000 } });
+const arborWorker = await createArborBenchWorker(env, model, 'bench-arbor', {
+  worker: { maxCachedWorkflows: 2_000 },
+  activities: args.searchAttributes ? {} : { searchAttributes: false },
+});
 const floorWorker = await createFloorWorker(env, 'bench-bare', bareModelActivities(model), { maxCachedWorkflows: 2_000 });
 
 const treeSize = (fanout: number[]) => fanout.reduce((sum, _, depth) => sum + fanout.slice(0, depth + 1).reduce((product, w) => product * w, 1), 1);
@@ -208,5 +211,11 @@ for (const row of results) {
       `stopped per run ${JSON.stringify(row.arbor_total_stopped)} of ${row.sessions}`,
   );
 }
-const file = await writeResults(resultName('stop-tree', args.server), { benchmark: 'B5 stop a tree', server: args.server, load_average_at_start: loadAtStart, shapes: results });
+const file = await writeResults(resultName('stop-tree', args.server, args.searchAttributes), {
+  benchmark: 'B5 stop a tree',
+  server: args.server,
+  search_attributes: args.searchAttributes,
+  load_average_at_start: loadAtStart,
+  shapes: results,
+});
 console.log(`written ${file}`);
