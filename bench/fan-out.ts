@@ -66,7 +66,7 @@ const model = await startFakeModel((request) => {
 });
 const server = await startDevServer(args.server);
 const { env } = server;
-const arborWorker = await createArborBenchWorker(env, model, 'bench-arbor', { activities: args.searchAttributes ? {} : { searchAttributes: false } });
+const arborWorker = await createArborBenchWorker(env, model, 'bench-arbor', { searchAttributes: args.searchAttributes });
 const floorWorker = await createFloorWorker(env, 'bench-bare', bareModelActivities(model));
 
 interface ArborSample {
@@ -81,7 +81,7 @@ interface ArborSample {
 }
 
 // Polling is slow enough not to load the worker being measured: the figures come from the server's history.
-const pollMs = (children: number) => (children <= 10 ? 20 : 100);
+const pollMs = (children: number) => (children <= 10 ? 20 : children <= 100 ? 100 : 500);
 
 async function arborFanOut(children: number, label: string): Promise<ArborSample & { trouble: Awaited<ReturnType<typeof historyTrouble>> }> {
   const rootId = `bench-fanout-${label}`;

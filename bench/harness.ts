@@ -134,13 +134,14 @@ export async function createArborBenchWorker(
   env: TestWorkflowEnvironment,
   model: FakeModel,
   taskQueue: string,
-  options: { worker?: Partial<WorkerOptions>; activities?: Partial<ActivityDependencies> } = {},
+  options: { worker?: Partial<WorkerOptions>; activities?: Partial<ActivityDependencies>; searchAttributes?: boolean } = {},
 ): Promise<Worker> {
+  const searchAttributes = options.searchAttributes === false ? { searchAttributes: false } : {};
   return Worker.create({
     connection: env.nativeConnection,
     taskQueue,
     workflowBundle: await arborWorkflowBundle(),
-    activities: createActivities({ client: env.client, model: model.settings, search: { engines: [] }, ...options.activities }),
+    activities: createActivities({ client: env.client, model: model.settings, search: { engines: [] }, ...searchAttributes, ...options.activities }),
     ...options.worker,
   });
 }
@@ -226,7 +227,15 @@ export const resultName = (bench: string, variant: ServerVariant, searchAttribut
  * attempts after the first, failed and timed-out activities and workflow tasks.
  */
 export async function historyTrouble(client: Client, workflowId: string, firstRunId?: string) {
-  const trouble = { runs: 0, events: 0, activity_retries: 0, activity_failures: 0, workflow_task_failures: 0, workflow_task_timeouts: 0 };
+  const trouble = {
+    runs: 0,
+    events: 0,
+    activity_retries: 0,
+    activity_failures: 0,
+    workflow_task_failures: 0,
+    workflow_task_failure_messages: [] as string[],
+    workflow_task_timeouts: 0,
+  };
   let runId: string | undefined = firstRunId;
   do {
     const history: Awaited<ReturnType<WorkflowHandle['fetchHistory']>> = await client.workflow.getHandle(workflowId, runId).fetchHistory();
@@ -236,6 +245,10 @@ export async function historyTrouble(client: Client, workflowId: string, firstRu
     trouble.activity_retries += events.filter((event) => (event.activityTaskStartedEventAttributes?.attempt ?? 1) > 1).length;
     trouble.activity_failures += events.filter((event) => event.activityTaskFailedEventAttributes || event.activityTaskTimedOutEventAttributes).length;
     trouble.workflow_task_failures += events.filter((event) => event.workflowTaskFailedEventAttributes).length;
+    for (const event of events) {
+      const message = event.workflowTaskFailedEventAttributes?.failure?.message;
+      if (message && trouble.workflow_task_failure_messages.length < 3) trouble.workflow_task_failure_messages.push(message.slice(0, 300));
+    }
     trouble.workflow_task_timeouts += events.filter((event) => event.workflowTaskTimedOutEventAttributes).length;
     runId = firstRunId ? (events.at(-1)?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined) : undefined;
   } while (runId);

@@ -3,7 +3,7 @@
  * model server receiving the request. The floor: a bare workflow that, on a signal, runs an activity making the same
  * model call (bench/floor-workflows.ts, bareTurnWorkflow). The zero line: the model call made in process. Samples
  * alternate Arbor and floor; each waits for the turn to end before the next message.
- *   npx tsx bench/signal-latency.ts [samples] [--sqlite]
+ *   npx tsx bench/signal-latency.ts [samples] [--sqlite] [--no-search-attributes]
  */
 import { SessionHandle } from '../src/session-handle.js';
 import { sessionWorkflowType } from '../src/shared/session.js';
@@ -41,7 +41,7 @@ const model = await startFakeModel(() => {
 });
 const server = await startDevServer(args.server);
 const { env } = server;
-const arborWorker = await createArborBenchWorker(env, model, 'bench-arbor');
+const arborWorker = await createArborBenchWorker(env, model, 'bench-arbor', { searchAttributes: args.searchAttributes });
 const floorWorker = await createFloorWorker(env, 'bench-bare', bareModelActivities(model));
 
 const measured = await arborWorker.runUntil(() => floorWorker.runUntil(measure));
@@ -101,9 +101,10 @@ const tail = ratio(arbor.p99, arbor.p50);
 console.log(`B3 signal to model call, ratio to the floor: p50 ${ratios.p50}x, p95 ${ratios.p95}x, p99 ${ratios.p99}x (target 1.2x: ${verdict(ratios.p50 <= 1.2)})`);
 console.log(`B3 Arbor p99 / p50: ${tail} (target at most 3: ${verdict(tail <= 3)}); floor p99 / p50: ${ratio(floor.p99, floor.p50)}`);
 console.log(`history trouble (retries, failed or timed-out tasks): ${JSON.stringify(measured.trouble)}`);
-const file = await writeResults(resultName('signal-latency', args.server), {
+const file = await writeResults(resultName('signal-latency', args.server, args.searchAttributes), {
   benchmark: 'B3 signal to model call',
   server: args.server,
+  search_attributes: args.searchAttributes,
   samples,
   warmup,
   load_average_at_start: loadAtStart,

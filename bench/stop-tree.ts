@@ -62,7 +62,7 @@ const server = await startDevServer(args.server);
 const { env } = server;
 const arborWorker = await createArborBenchWorker(env, model, 'bench-arbor', {
   worker: { maxCachedWorkflows: 2_000 },
-  activities: args.searchAttributes ? {} : { searchAttributes: false },
+  searchAttributes: args.searchAttributes,
 });
 const floorWorker = await createFloorWorker(env, 'bench-bare', bareModelActivities(model), { maxCachedWorkflows: 2_000 });
 

@@ -8,7 +8,7 @@
  * times at once, a model-call activity. Turns of every kind are interleaved, Arbor then floor. A turn is timed as the
  * server recorded it (from the message's signal event to the turn's last completed workflow task), and as the client
  * saw it (from sending to a polled query showing the turn done).
- *   npx tsx bench/tool-calls.ts [samples] [--sqlite]
+ *   npx tsx bench/tool-calls.ts [samples] [--sqlite] [--no-search-attributes]
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -83,7 +83,7 @@ const model = await startFakeModel((request) => {
 const server = await startDevServer(args.server);
 const { env } = server;
 const fetchAllow = parseAllowList('127.0.0.1');
-const arborWorker = await createArborBenchWorker(env, model, 'bench-arbor', { activities: { fetchAllow } });
+const arborWorker = await createArborBenchWorker(env, model, 'bench-arbor', { activities: { fetchAllow }, searchAttributes: args.searchAttributes });
 const floorWorker = await createFloorWorker(env, 'bench-bare', {
   ...bareModelActivities(model),
   ...createMemoryActivities(env.client),
@@ -205,9 +205,10 @@ const concurrency = Object.fromEntries(
 console.log(`B2 concurrency (a round of N webFetch calls over a round of one, at p50; 1 = concurrent, N = serial): ${JSON.stringify(concurrency)}`);
 console.log(`history trouble (retries, failed or timed-out tasks): ${JSON.stringify(measured.trouble)}`);
 if (measured.toolErrors.length > 0) console.log(`warning: ${measured.toolErrors.length} of ${measured.toolCalls} tool calls failed, e.g. ${measured.toolErrors[0]}`);
-const file = await writeResults(resultName('tool-calls', args.server), {
+const file = await writeResults(resultName('tool-calls', args.server, args.searchAttributes), {
   benchmark: 'B2 tool calls',
   server: args.server,
+  search_attributes: args.searchAttributes,
   samples,
   warmup,
   page_delay_ms: pageDelayMs,

@@ -1,7 +1,7 @@
 /**
  * B1 and B7 of issue 9: the latency of one turn (one model call, no tools) against the same work in bare Temporal
  * code and in process with no Temporal, and the history events and bytes each turn adds.
- *   npx tsx bench/turns.ts [turns] [--sqlite]
+ *   npx tsx bench/turns.ts [turns] [--sqlite] [--no-search-attributes]
  */
 import { SessionHandle } from '../src/session-handle.js';
 import { sessionWorkflowType } from '../src/shared/session.js';
@@ -31,7 +31,7 @@ const model = await startFakeModel();
 const { openai } = model;
 const server = await startDevServer(args.server);
 const { env } = server;
-const arborWorker = await createArborBenchWorker(env, model, 'bench-arbor');
+const arborWorker = await createArborBenchWorker(env, model, 'bench-arbor', { searchAttributes: args.searchAttributes });
 const bareWorker = await createFloorWorker(env, 'bench-bare', bareModelActivities(model));
 
 const figures = await arborWorker.runUntil(() => bareWorker.runUntil(measure));
@@ -91,4 +91,10 @@ console.table(figures.b1_turn_ms);
 console.log(`B1 one turn, p50 ratio to the bare floor: ${figures.b1_ratio_p50}x (target at most 1.15x)`);
 console.log(`B7 history events per turn: Arbor ${figures.b7_events_per_turn.arbor}, bare floor ${figures.b7_events_per_turn.bare_floor} (target at most 10)`);
 console.log(`B7 history bytes per turn: first ten turns ${figures.b7_bytes_per_turn.first_ten}, last ten ${figures.b7_bytes_per_turn.last_ten} (should not grow with the conversation)`);
-await writeResults(resultName('turns', args.server), { server: args.server, turns, load_average_at_start: loadAtStart, ...figures });
+await writeResults(resultName('turns', args.server, args.searchAttributes), {
+  server: args.server,
+  search_attributes: args.searchAttributes,
+  turns,
+  load_average_at_start: loadAtStart,
+  ...figures,
+});

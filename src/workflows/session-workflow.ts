@@ -12,7 +12,6 @@ import {
   uuid4,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { SearchAttributeUpdatePair } from '@temporalio/common';
 import type { Activities } from '../activities/index.js';
 import {
   answerQuestionsUpdate,
@@ -28,7 +27,6 @@ import {
 import { applyBoardRequest, parseBoardRequest } from './board-requests.js';
 import { acceptAnswers, checkAnswerRequest } from './answer-questions.js';
 import { defaultSystemPrompt } from '../shared/prompts.js';
-import { parentSessionIdKey, rootSessionIdKey, statusKey, titleKey } from '../shared/search-attributes.js';
 import {
   closedStatuses,
   defaultMaxChildren,
@@ -46,6 +44,7 @@ import { runTurn, type ModelCursor, type TurnSettings } from './turn.js';
 import { runSessionClock } from './session-clock.js';
 import { inboxBatchChars } from './inbox.js';
 import { statusReporter } from './session-status.js';
+import { identityAttributes, startedWithIdentity } from './identity-attributes.js';
 import { defaultTitle } from '../shared/titles.js';
 import { defaultOwner } from '../shared/tools/memory.js';
 
@@ -124,7 +123,7 @@ export async function sessionWorkflow(input: SessionInput): Promise<SessionResul
         maxAgeSeconds: environment.loop_max_age_seconds ?? state.loopLimits.maxAgeSeconds,
       };
       state.cronTimezone = environment.cron_timezone ?? state.cronTimezone;
-      if (state.searchAttributes) upsertSearchAttributes(identityAttributes(state));
+      if (state.searchAttributes && !startedWithIdentity()) upsertSearchAttributes(identityAttributes(state.identity, state.status));
     }
     settings.toolNames = chooseTools();
     void runSessionClock(state);
@@ -198,16 +197,6 @@ async function tellParent(state: SessionState): Promise<void> {
   } catch {
     // The parent has ended; nobody waits for this report.
   }
-}
-
-function identityAttributes(state: SessionState): SearchAttributeUpdatePair[] {
-  const { identity } = state;
-  return [
-    { key: rootSessionIdKey, value: identity.root_session_id },
-    { key: titleKey, value: identity.title },
-    { key: statusKey, value: state.status },
-    ...(identity.parent_session_id ? [{ key: parentSessionIdKey, value: identity.parent_session_id }] : []),
-  ];
 }
 
 function result(state: SessionState): SessionResult {

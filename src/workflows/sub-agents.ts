@@ -12,6 +12,7 @@ import {
   type ChildWorkflowHandle,
   type Workflow,
 } from '@temporalio/workflow';
+import { identityAttributes } from './identity-attributes.js';
 import { closedStatuses, sessionWorkflowType, type SessionInput, type SessionResult, type SessionStatus, type SubAgentFinished } from '../shared/session.js';
 import { eventTextLimits } from '../shared/events.js';
 import { shorten } from './event-log.js';
@@ -100,6 +101,10 @@ export class SubAgents {
         // Stopping a session waits for its children to stop first: leaves, then parents.
         cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
         parentClosePolicy: outlivesRun ? ParentClosePolicy.ABANDON : ParentClosePolicy.REQUEST_CANCEL,
+        // Visible in its tree from its first moment, and the child saves the upsert (and its history event).
+        ...(this.state.searchAttributes
+          ? { typedSearchAttributes: identityAttributes({ root_session_id: identity.root_session_id, parent_session_id: identity.session_id, title: request.title }, 'idle') }
+          : {}),
       });
     } finally {
       this.starting -= 1;

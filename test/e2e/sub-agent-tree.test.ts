@@ -1,6 +1,7 @@
 import { devServerWorkers } from '../support/dev-server-workers.js';
 import { describe, expect, it } from 'vitest';
 import { waitUntil } from '../support/wait.js';
+import { parentSessionIdKey, rootSessionIdKey, statusKey, titleKey } from '../../src/shared/search-attributes.js';
 
 describe('a session tree on the dev server when its worker dies while sub-agents run', () => {
   const servers = devServerWorkers('sk-tree-restart', { startWorker: false });
@@ -56,5 +57,22 @@ describe('a session tree on the dev server when its worker dies while sub-agents
       return listed.length === expected.length;
     }, 15_000);
     expect(listed.sort()).toEqual(expected);
+
+    // A sub-agent starts with its tree's attributes set by its parent, so it never upserts them itself.
+    const child = snapshot.children[0]!;
+    const childHandle = servers.client.temporal.workflow.getHandle(child.sub_session_id);
+    const events = (await childHandle.fetchHistory()).events ?? [];
+    const startedWith = Object.keys(events[0]?.workflowExecutionStartedEventAttributes?.searchAttributes?.indexedFields ?? {});
+    expect(startedWith.sort()).toEqual([parentSessionIdKey.name, rootSessionIdKey.name, statusKey.name, titleKey.name].sort());
+    const upserted = events.flatMap((event) => Object.keys(event.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields ?? {}));
+    expect(upserted).not.toContain(rootSessionIdKey.name);
+    expect(upserted).toContain(statusKey.name);
+    const attributes = (await childHandle.describe()).typedSearchAttributes;
+    expect([attributes.get(rootSessionIdKey), attributes.get(parentSessionIdKey), attributes.get(titleKey), attributes.get(statusKey)]).toEqual([
+      session.id,
+      session.id,
+      child.title,
+      'completed',
+    ]);
   }, 180_000);
 });

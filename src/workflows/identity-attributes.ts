@@ -1,0 +1,26 @@
+import type { SearchAttributePair } from '@temporalio/common';
+import { workflowInfo } from '@temporalio/workflow';
+import type { SessionStatus } from '../shared/session.js';
+import { parentSessionIdKey, rootSessionIdKey, statusKey, titleKey } from '../shared/search-attributes.js';
+import type { SessionIdentity } from './session-state.js';
+
+/** The search attributes that place a session in its tree (root, parent, title) and show its status. */
+export function identityAttributes(
+  identity: Pick<SessionIdentity, 'root_session_id' | 'parent_session_id' | 'title'>,
+  status: SessionStatus,
+): SearchAttributePair[] {
+  return [
+    { key: rootSessionIdKey, value: identity.root_session_id },
+    { key: titleKey, value: identity.title },
+    { key: statusKey, value: status },
+    ...(identity.parent_session_id ? [{ key: parentSessionIdKey, value: identity.parent_session_id }] : []),
+  ];
+}
+
+/**
+ * Whether this run started with its identity attributes already set (a parent sets them when it starts a sub-agent),
+ * so no upsert, and no history event, is needed. Read from the start event, so replay decides the same way.
+ */
+export function startedWithIdentity(): boolean {
+  return workflowInfo().typedSearchAttributes.get(rootSessionIdKey) !== undefined;
+}
