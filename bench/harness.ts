@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { Client, WorkflowHandle } from '@temporalio/client';
+import proto from '@temporalio/proto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type WorkerOptions, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import OpenAI from 'openai';
@@ -246,8 +247,11 @@ export async function historyTrouble(client: Client, workflowId: string, firstRu
     trouble.activity_failures += events.filter((event) => event.activityTaskFailedEventAttributes || event.activityTaskTimedOutEventAttributes).length;
     trouble.workflow_task_failures += events.filter((event) => event.workflowTaskFailedEventAttributes).length;
     for (const event of events) {
-      const message = event.workflowTaskFailedEventAttributes?.failure?.message;
-      if (message && trouble.workflow_task_failure_messages.length < 3) trouble.workflow_task_failure_messages.push(message.slice(0, 300));
+      const failed = event.workflowTaskFailedEventAttributes;
+      if (failed && trouble.workflow_task_failure_messages.length < 3) {
+        const cause = proto.temporal.api.enums.v1.WorkflowTaskFailedCause[failed.cause ?? 0] ?? String(failed.cause);
+        trouble.workflow_task_failure_messages.push(`${cause}: ${failed.failure?.message ?? ''}`.slice(0, 300));
+      }
     }
     trouble.workflow_task_timeouts += events.filter((event) => event.workflowTaskTimedOutEventAttributes).length;
     runId = firstRunId ? (events.at(-1)?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined) : undefined;
