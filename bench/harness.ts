@@ -223,11 +223,25 @@ export async function writeResults(name: string, body: Record<string, unknown>):
 export const resultName = (bench: string, variant: ServerVariant, searchAttributes = true) =>
   `${bench}${variant === 'in-memory' ? '' : '.sqlite'}${searchAttributes ? '' : '.no-search-attributes'}`;
 
+type HistoryEvent = NonNullable<Awaited<ReturnType<WorkflowHandle['fetchHistory']>>['events']>[number];
+
+/** The events of each run of a workflow, one run at a time, following continue-as-new from `firstRunId`. */
+export async function* runHistories(client: Client, workflowId: string, firstRunId: string): AsyncGenerator<HistoryEvent[]> {
+  let runId: string | undefined = firstRunId;
+  while (runId) {
+    const events: HistoryEvent[] = (await client.workflow.getHandle(workflowId, runId).fetchHistory()).events ?? [];
+    yield events;
+    runId = events.at(-1)?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined;
+  }
+}
+
+const eventTimeMs = (event: HistoryEvent) => Number(event.eventTime?.seconds ?? 0) * 1000 + (event.eventTime?.nanos ?? 0) / 1e6;
+
 /**
- * What went wrong in a workflow's history, over all its runs (following continue-as-new from `firstRunId`): activity
- * attempts after the first, failed and timed-out activities and workflow tasks.
+ * What went wrong in a workflow's history, over all its runs: activity attempts after the first, failed and timed-out
+ * activities and workflow tasks (with the causes of the first failures).
  */
-export async function historyTrouble(client: Client, workflowId: string, firstRunId?: string) {
+export async function historyTrouble(client: Client, workflowId: string, firstRunId: string) {
   const trouble = {
     runs: 0,
     events: 0,
@@ -237,10 +251,7 @@ export async function historyTrouble(client: Client, workflowId: string, firstRu
     workflow_task_failure_messages: [] as string[],
     workflow_task_timeouts: 0,
   };
-  let runId: string | undefined = firstRunId;
-  do {
-    const history: Awaited<ReturnType<WorkflowHandle['fetchHistory']>> = await client.workflow.getHandle(workflowId, runId).fetchHistory();
-    const events: NonNullable<typeof history.events> = history.events ?? [];
+  for await (const events of runHistories(client, workflowId, firstRunId)) {
     trouble.runs += 1;
     trouble.events += events.length;
     trouble.activity_retries += events.filter((event) => (event.activityTaskStartedEventAttributes?.attempt ?? 1) > 1).length;
@@ -254,15 +265,14 @@ export async function historyTrouble(client: Client, workflowId: string, firstRu
       }
     }
     trouble.workflow_task_timeouts += events.filter((event) => event.workflowTaskTimedOutEventAttributes).length;
-    runId = firstRunId ? (events.at(-1)?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined) : undefined;
-  } while (runId);
+  }
   return trouble;
 }
 
 /**
- * Turn times as the server recorded them, over all runs of a workflow (following continue-as-new from `firstRunId`):
- * for each signal named `signalName`, from its event to the last completed workflow task before the next such signal.
- * Unlike a client polling a query, this sees only the workflow's own progress.
+ * Turn times as the server recorded them, over all runs of a workflow: for each signal named `signalName`, from its
+ * event to the last completed workflow task before the next such signal. Unlike a client polling a query, this sees
+ * only the workflow's own progress.
  */
 export async function turnTimesInHistory(client: Client, workflowId: string, firstRunId: string, signalName: string): Promise<number[]> {
   const times: number[] = [];
@@ -271,21 +281,16 @@ export async function turnTimesInHistory(client: Client, workflowId: string, fir
   const close = () => {
     if (signalAt !== undefined && lastTaskAt !== undefined && lastTaskAt >= signalAt) times.push(lastTaskAt - signalAt);
   };
-  let runId: string | undefined = firstRunId;
-  while (runId) {
-    const history: Awaited<ReturnType<WorkflowHandle['fetchHistory']>> = await client.workflow.getHandle(workflowId, runId).fetchHistory();
-    const events: NonNullable<typeof history.events> = history.events ?? [];
+  for await (const events of runHistories(client, workflowId, firstRunId)) {
     for (const event of events) {
-      const at = Number(event.eventTime?.seconds ?? 0) * 1000 + (event.eventTime?.nanos ?? 0) / 1e6;
       if (event.workflowExecutionSignaledEventAttributes?.signalName === signalName) {
         close();
-        signalAt = at;
+        signalAt = eventTimeMs(event);
         lastTaskAt = undefined;
       } else if (event.workflowTaskCompletedEventAttributes) {
-        lastTaskAt = at;
+        lastTaskAt = eventTimeMs(event);
       }
     }
-    runId = events.at(-1)?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined;
   }
   close();
   return times;
@@ -298,17 +303,12 @@ export async function turnTimesInHistory(client: Client, workflowId: string, fir
 export async function signalSpanInHistory(client: Client, workflowId: string, firstRunId: string, from: string, to: string): Promise<number> {
   let first: number | undefined;
   let last: number | undefined;
-  let runId: string | undefined = firstRunId;
-  while (runId) {
-    const history: Awaited<ReturnType<WorkflowHandle['fetchHistory']>> = await client.workflow.getHandle(workflowId, runId).fetchHistory();
-    const events: NonNullable<typeof history.events> = history.events ?? [];
+  for await (const events of runHistories(client, workflowId, firstRunId)) {
     for (const event of events) {
       const name = event.workflowExecutionSignaledEventAttributes?.signalName;
-      const at = Number(event.eventTime?.seconds ?? 0) * 1000 + (event.eventTime?.nanos ?? 0) / 1e6;
-      if (name === from) first ??= at;
-      if (name === to) last = at;
+      if (name === from) first ??= eventTimeMs(event);
+      if (name === to) last = eventTimeMs(event);
     }
-    runId = events.at(-1)?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined;
   }
   if (first === undefined || last === undefined) throw new Error(`no ${from} then ${to} signals in the history of ${workflowId}`);
   return last - first;

@@ -9,7 +9,7 @@
  * last thousand over its first shows how much of a slowdown is the server's.
  *   npx tsx bench/long-loop.ts [firings, default 10000] [floor firings, default as many]
  */
-import type { Client, WorkflowHandle } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { SessionHandle } from '../src/session-handle.js';
 import { sessionWorkflowType } from '../src/shared/session.js';
 import { bareFiringsQuery, type BareLoopInput } from './floor-workflows.js';
@@ -22,6 +22,7 @@ import {
   lastMessage,
   loadAverage,
   quietRuntime,
+  runHistories,
   sleep,
   startFakeModel,
   startTimeSkippingServer,
@@ -77,18 +78,10 @@ async function followFirings(firings: number, count: () => Promise<number>): Pro
   return { blockSeconds, totalSeconds };
 }
 
-type History = Awaited<ReturnType<WorkflowHandle['fetchHistory']>>;
-
 /** The history events of every run of a workflow, following continue-as-new from its first run. */
 async function runLengths(client: Client, workflowId: string, firstRunId: string): Promise<number[]> {
   const lengths: number[] = [];
-  let runId: string | undefined = firstRunId;
-  while (runId) {
-    const history: History = await client.workflow.getHandle(workflowId, runId).fetchHistory();
-    const events: NonNullable<History['events']> = history.events ?? [];
-    lengths.push(events.length);
-    runId = events.at(-1)?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined;
-  }
+  for await (const events of runHistories(client, workflowId, firstRunId)) lengths.push(events.length);
   return lengths;
 }
 
