@@ -13,7 +13,7 @@ import {
   type TranscriptEntry,
   type TranscriptRange,
 } from './shared/session.js';
-import type { sessionWorkflow } from './workflows/session-workflow.js';
+import type { arborSession } from './workflows/session-workflow.js';
 import type { SessionEvent } from './shared/events.js';
 import type { AnswerReceipt } from './shared/questions.js';
 import type { QuestionSet } from './shared/tools/ask-user.js';
@@ -87,13 +87,13 @@ export interface WaitOptions {
 
 /** A session by id: send it messages, read its snapshot and transcript, wait for its turns to end. */
 export class SessionHandle {
-  private readonly workflow: WorkflowHandle<typeof sessionWorkflow>;
+  private readonly workflow: WorkflowHandle<typeof arborSession>;
 
   constructor(
     readonly id: string,
     private readonly client: Client,
   ) {
-    this.workflow = client.workflow.getHandle<typeof sessionWorkflow>(id);
+    this.workflow = client.workflow.getHandle<typeof arborSession>(id);
   }
 
   /**

@@ -17,7 +17,7 @@ import {
   type AutomationRun,
   type AutomationUpdateArgs,
 } from '../shared/tools/automations.js';
-import type { sessionWorkflow } from '../workflows/session-workflow.js';
+import type { arborSession } from '../workflows/session-workflow.js';
 import { scheduleSpecFor } from './schedule-spec.js';
 
 /** What a schedule's memo keeps about its automation. */
@@ -53,7 +53,7 @@ export function createAutomations(client: Client, taskQueue: string) {
     ends_when_done: true,
   });
 
-  const action = (automationId: string, memo: AutomationMemo): ScheduleOptionsStartWorkflowAction<typeof sessionWorkflow> => ({
+  const action = (automationId: string, memo: AutomationMemo): ScheduleOptionsStartWorkflowAction<typeof arborSession> => ({
     type: 'startWorkflow',
     workflowType: sessionWorkflowType,
     workflowId: runIdOf(automationId, 'scheduled'),
@@ -187,7 +187,7 @@ export function createAutomations(client: Client, taskQueue: string) {
     async runNow(owner: string, automationId: string): Promise<{ run_id: string; automation_id: string }> {
       const { memo } = await describeOwned(owner, automationId);
       const runId = runIdOf(automationId, `now-${randomUUID()}`);
-      await client.workflow.start<typeof sessionWorkflow>(sessionWorkflowType, { workflowId: runId, taskQueue, args: [runInput(memo)], staticSummary: memo.title });
+      await client.workflow.start<typeof arborSession>(sessionWorkflowType, { workflowId: runId, taskQueue, args: [runInput(memo)], staticSummary: memo.title });
       return { run_id: runId, automation_id: automationId };
     },
 

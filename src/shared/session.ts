@@ -8,6 +8,7 @@ import type { BoardTask, TaskStatus } from './tools/task-board.js';
 import type { Goal } from './tools/goals.js';
 import type { Loop } from './tools/loops.js';
 import type { CronJob } from './tools/cron.js';
+import type { SessionEnvironment } from './model.js';
 
 /** Lifecycle of a session. `waiting_for_user` is reserved for askUser. */
 export const sessionStatuses = ['running', 'idle', 'waiting_for_user', 'completed', 'stopped', 'failed'] as const;
@@ -130,6 +131,8 @@ export interface CarriedState {
 
 export interface SessionInput extends SessionOptions {
   carried?: CarriedState;
+  /** Sub-agents of an `arborSession`: where the session runs, from its parent (saves asking the worker). */
+  environment?: SessionEnvironment;
 }
 
 export interface InboxMessage {
@@ -200,5 +203,10 @@ export interface SessionResult {
   final_message: string | null;
 }
 
-/** The registered name of the session workflow: part of the durable protocol, never to be renamed. */
-export const sessionWorkflowType = 'sessionWorkflow';
+/**
+ * The workflow type new sessions start as. Registered names are part of the durable protocol: never renamed, and
+ * kept registered while sessions of that type may still run.
+ */
+export const sessionWorkflowType = 'arborSession';
+/** The type sessions started as before `arborSession`; workers still run it (see `session-changes.ts`). */
+export const legacySessionWorkflowType = 'sessionWorkflow';

@@ -1,4 +1,4 @@
-import { patched } from '@temporalio/workflow';
+import { hasChange } from './session-changes.js';
 import { goalContinuationPrefix } from './goals.js';
 import { loopFiringPrefix } from './loops.js';
 import { cronFiringPrefix } from './cron-jobs.js';
@@ -20,5 +20,5 @@ export function isUserMessage(messageId: string): boolean {
  * patch marker.
  */
 export function inboxBatchChars(): number | undefined {
-  return patched('turn-takes-bounded-inbox-batch') ? 250_000 : undefined;
+  return hasChange('turn-takes-bounded-inbox-batch') ? 250_000 : undefined;
 }

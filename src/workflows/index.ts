@@ -1,2 +1,2 @@
-export { sessionWorkflow } from './session-workflow.js';
+export { arborSession, sessionWorkflow } from './session-workflow.js';
 export { memoryStoreWorkflow } from './memory-store-workflow.js';

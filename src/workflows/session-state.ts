@@ -17,6 +17,7 @@ import type { ResolvedAnswer } from '../shared/answers.js';
 import { eventTextLimits } from '../shared/events.js';
 import type { TreeQuestionsChange } from '../shared/questions.js';
 import { EventLog, shorten } from './event-log.js';
+import { demoModelName, type SessionEnvironment } from '../shared/model.js';
 import { TaskBoard } from './task-board.js';
 import { Goals, goalContinuationPrefix } from './goals.js';
 import { Loops, loopFiringPrefix, type LoopLimits } from './loops.js';
@@ -109,6 +110,34 @@ export class SessionState {
     this.board = new TaskBoard(() => clock.now(), carried?.task_board, (change) => this.events.emit({ type: 'task_updated', ...change }));
     this.createdAt = carried?.created_at ?? now;
     this.updatedAt = now;
+  }
+
+  /** Takes in where the session runs, as the worker (or, for a sub-agent, its parent) described it. */
+  applyEnvironment(environment: SessionEnvironment): void {
+    this.model = environment.model;
+    this.searchAttributes = environment.search_attributes;
+    this.unavailableTools = environment.unavailable_tools ?? [];
+    this.questionTimeoutSeconds = environment.question_timeout_seconds ?? null;
+    this.loopLimits = {
+      minIntervalSeconds: environment.loop_min_interval_seconds ?? this.loopLimits.minIntervalSeconds,
+      maxAgeSeconds: environment.loop_max_age_seconds ?? this.loopLimits.maxAgeSeconds,
+    };
+    this.cronTimezone = environment.cron_timezone ?? this.cronTimezone;
+  }
+
+  /** The environment a sub-agent inherits: this session's deployment settings, with the model it was asked to use. */
+  environmentFor(requestedModel?: string): SessionEnvironment {
+    const model = requestedModel ?? this.model;
+    return {
+      model,
+      provider: model === demoModelName ? 'demo' : 'openai-compatible',
+      search_attributes: this.searchAttributes,
+      ...(this.unavailableTools.length > 0 ? { unavailable_tools: [...this.unavailableTools] } : {}),
+      ...(this.questionTimeoutSeconds !== null ? { question_timeout_seconds: this.questionTimeoutSeconds } : {}),
+      loop_min_interval_seconds: this.loopLimits.minIntervalSeconds,
+      loop_max_age_seconds: this.loopLimits.maxAgeSeconds,
+      cron_timezone: this.cronTimezone,
+    };
   }
 
   /** Queues a user message; a message whose id was already seen is ignored, so a retried send never doubles. */

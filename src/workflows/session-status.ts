@@ -1,4 +1,5 @@
-import { patched, upsertSearchAttributes } from '@temporalio/workflow';
+import { upsertSearchAttributes } from '@temporalio/workflow';
+import { hasChange } from './session-changes.js';
 import type { SessionStatus } from '../shared/session.js';
 import { statusKey } from '../shared/search-attributes.js';
 import type { SessionState } from './session-state.js';
@@ -22,7 +23,7 @@ export function statusReporter(state: SessionState): StatusReporter {
   let shown: SessionStatus = state.status;
   // Asked once, in the run's first activation: asked later (right after the prepareSession local activity resolves),
   // a replay can reach the call before Core has seen the marker, and the run fails as non-deterministic.
-  const runningShownFromToolRounds = patched('status-running-shown-from-tool-rounds');
+  const runningShownFromToolRounds = hasChange('status-running-shown-from-tool-rounds');
 
   const show = (status: SessionStatus) => {
     if (!state.searchAttributes || shown === status) return;

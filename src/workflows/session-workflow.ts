@@ -5,7 +5,6 @@ import {
   getExternalWorkflowHandle,
   continueAsNew,
   isCancellation,
-  patched,
   proxyLocalActivities,
   setHandler,
   upsertSearchAttributes,
@@ -47,14 +46,29 @@ import { statusReporter } from './session-status.js';
 import { identityAttributes, startedWithIdentity } from './identity-attributes.js';
 import { defaultTitle } from '../shared/titles.js';
 import { defaultOwner } from '../shared/tools/memory.js';
+import { hasBuiltInChanges, hasChange, useBuiltInChanges } from './session-changes.js';
 
 const { prepareSession } = proxyLocalActivities<Activities>({ startToCloseTimeout: '10 seconds' });
 
 /**
  * A session: waits for user messages and answers each with a turn of model and tool calls. A root session stays
- * open between turns; a sub-agent (a session with a parent) completes once its work is done.
+ * open between turns; a sub-agent (a session with a parent) completes once its work is done. New sessions start as
+ * this type; it has every change of `session-changes.ts` built in.
+ */
+export async function arborSession(input: SessionInput): Promise<SessionResult> {
+  useBuiltInChanges();
+  return runSession(input);
+}
+
+/**
+ * The type sessions started as until `arborSession`: still registered so that its running sessions (and their
+ * sub-agents, which take their parent's type) go on, asking Temporal with `patched()` which changes they have.
  */
 export async function sessionWorkflow(input: SessionInput): Promise<SessionResult> {
+  return runSession(input);
+}
+
+async function runSession(input: SessionInput): Promise<SessionResult> {
   const sessionId = workflowInfo().workflowId;
   const ancestors = input.ancestor_session_ids ?? (input.parent_session_id ? [input.parent_session_id] : []);
   const state = new SessionState(
@@ -113,16 +127,8 @@ export async function sessionWorkflow(input: SessionInput): Promise<SessionResul
   try {
     if (!input.carried) {
       if (input.instruction?.trim()) state.enqueue({ content: input.instruction });
-      const environment = await prepareSession(input.model);
-      state.model = environment.model;
-      state.searchAttributes = environment.search_attributes;
-      state.unavailableTools = environment.unavailable_tools ?? [];
-      state.questionTimeoutSeconds = environment.question_timeout_seconds ?? null;
-      state.loopLimits = {
-        minIntervalSeconds: environment.loop_min_interval_seconds ?? state.loopLimits.minIntervalSeconds,
-        maxAgeSeconds: environment.loop_max_age_seconds ?? state.loopLimits.maxAgeSeconds,
-      };
-      state.cronTimezone = environment.cron_timezone ?? state.cronTimezone;
+      // A sub-agent of an arborSession is given its parent's environment and saves the local activity.
+      state.applyEnvironment(input.environment && hasBuiltInChanges() ? input.environment : await prepareSession(input.model));
       if (state.searchAttributes && !startedWithIdentity()) upsertSearchAttributes(identityAttributes(state.identity, state.status));
     }
     settings.toolNames = chooseTools();
@@ -158,7 +164,7 @@ export async function sessionWorkflow(input: SessionInput): Promise<SessionResul
       // Sub-agents started to outlive this run report to the next one; older ones keep the session in this run.
       if (shouldContinueAsNew(input.history_limit) && subAgents.canContinueAsNew()) {
         await condition(allHandlersFinished);
-        await continueAsNew<typeof sessionWorkflow>({ ...input, instruction: undefined, title: state.identity.title, carried: state.carry() });
+        await continueAsNew<typeof arborSession>({ ...input, instruction: undefined, title: state.identity.title, carried: state.carry() });
       }
     }
   } catch (error) {
@@ -181,13 +187,13 @@ function shouldContinueAsNew(historyLimit = continueAsNewHistoryLength): boolean
   const info = workflowInfo();
   if (info.continueAsNewSuggested) return true;
   if (info.historyLength < historyLimit && info.historySize < continueAsNewHistoryBytes) return false;
-  return patched('continue-as-new-at-history-length');
+  return hasChange('continue-as-new-at-history-length');
 }
 
 /** A sub-agent tells its parent it has ended, reaching the parent's current run (the parent may have continued as new). */
 async function tellParent(state: SessionState): Promise<void> {
   const parent = state.identity.parent_session_id;
-  if (!parent || !patched('tell-parent-when-finished')) return;
+  if (!parent || !hasChange('tell-parent-when-finished')) return;
   try {
     await getExternalWorkflowHandle(parent).signal(subAgentFinishedSignal, {
       sub_session_id: state.identity.session_id,

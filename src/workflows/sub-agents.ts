@@ -3,17 +3,18 @@ import {
   ChildWorkflowCancellationType,
   condition,
   getExternalWorkflowHandle,
-  patched,
   ChildWorkflowFailure,
   ParentClosePolicy,
   isCancellation,
   startChild,
   uuid4,
+  workflowInfo,
   type ChildWorkflowHandle,
   type Workflow,
 } from '@temporalio/workflow';
 import { identityAttributes } from './identity-attributes.js';
-import { closedStatuses, sessionWorkflowType, type SessionInput, type SessionResult, type SessionStatus, type SubAgentFinished } from '../shared/session.js';
+import { hasBuiltInChanges, hasChange } from './session-changes.js';
+import { closedStatuses, type SessionInput, type SessionResult, type SessionStatus, type SubAgentFinished } from '../shared/session.js';
 import { eventTextLimits } from '../shared/events.js';
 import { shorten } from './event-log.js';
 
@@ -60,7 +61,7 @@ export class SubAgents {
     const running = this.state.runningChildren().length;
     let counted = running;
     // Sub-agents still starting count too (newer runs: older ones let one round's parallel calls past the limit).
-    if (running < this.limits.maxChildren && running + this.starting >= this.limits.maxChildren && patched('sub-agent-limit-counts-starting')) {
+    if (running < this.limits.maxChildren && running + this.starting >= this.limits.maxChildren && hasChange('sub-agent-limit-counts-starting')) {
       counted += this.starting;
     }
     if (counted >= this.limits.maxChildren) {
@@ -87,14 +88,16 @@ export class SubAgents {
       max_children: this.limits.maxChildren,
       ...(request.system_prompt !== undefined ? { system_prompt: request.system_prompt } : {}),
       ...(request.max_turns !== undefined ? { max_tool_rounds: request.max_turns } : {}),
+      ...(hasBuiltInChanges() ? { environment: this.state.environmentFor(request.model) } : {}),
     };
     // Newer sub-agents outlive their parent's run, so the parent can continue as new while they work; they tell the
     // parent (by its id, whichever run it is in) when they finish, and a stop cancels them explicitly, leaves first.
-    const outlivesRun = patched('sub-agents-outlive-continue-as-new');
+    const outlivesRun = hasChange('sub-agents-outlive-continue-as-new');
     this.starting += 1;
     let handle: ChildWorkflowHandle<Workflow>;
     try {
-      handle = await startChild(sessionWorkflowType, {
+      // A sub-agent runs its parent's workflow type, so a tree started before arborSession replays unchanged.
+      handle = await startChild(workflowInfo().workflowType, {
         workflowId: id,
         args: [input],
         staticSummary: request.title,
@@ -177,7 +180,7 @@ export class SubAgents {
   canContinueAsNew(): boolean {
     const running = this.state.runningChildren();
     if (running.length === 0) return true;
-    return running.every((child) => child.outlives_run === true) && patched('continue-as-new-with-running-sub-agents');
+    return running.every((child) => child.outlives_run === true) && hasChange('continue-as-new-with-running-sub-agents');
   }
 
   /** Records a child's end; question sets still listed for its branch are dropped, since nobody there waits any more. */

@@ -2,6 +2,7 @@ import { devServerWorkers } from '../support/dev-server-workers.js';
 import { describe, expect, it } from 'vitest';
 import { waitUntil } from '../support/wait.js';
 import { parentSessionIdKey, rootSessionIdKey, statusKey, titleKey } from '../../src/shared/search-attributes.js';
+import { sessionWorkflowType } from '../../src/shared/session.js';
 
 describe('a session tree on the dev server when its worker dies while sub-agents run', () => {
   const servers = devServerWorkers('sk-tree-restart', { startWorker: false });
@@ -67,6 +68,11 @@ describe('a session tree on the dev server when its worker dies while sub-agents
     const upserted = events.flatMap((event) => Object.keys(event.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields ?? {}));
     expect(upserted).not.toContain(rootSessionIdKey.name);
     expect(upserted).toContain(statusKey.name);
+    // It is an arborSession like its parent, told its environment by the parent: no local activity, no patch marker,
+    // and so no TemporalChangeVersion upsert either.
+    expect(events[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name).toBe(sessionWorkflowType);
+    expect(events.filter((event) => event.markerRecordedEventAttributes)).toEqual([]);
+    expect(new Set(upserted)).toEqual(new Set([statusKey.name]));
     const attributes = (await childHandle.describe()).typedSearchAttributes;
     expect([attributes.get(rootSessionIdKey), attributes.get(parentSessionIdKey), attributes.get(titleKey), attributes.get(statusKey)]).toEqual([
       session.id,

@@ -1,10 +1,13 @@
 /**
- * Re-records the committed histories that the replay test runs against today's workflow code:
+ * Re-records the committed histories of today's session type (and of the memory store) that the replay test runs
+ * against today's workflow code, into `test/histories/<workflow type>/`:
  *   npx tsx test/histories/record.ts [name ...]
+ * The `sessionWorkflow` folder holds histories of the type sessions started as before `arborSession`: they are never
+ * re-recorded, since that type's code must go on replaying them.
  * Run it only when a workflow change is meant to break running sessions (and then give the workflow a new name or
  * guard the change with patched()): the point of the committed files is that old histories keep replaying.
  */
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
@@ -17,12 +20,18 @@ import { locateBinaryPath } from '../../src/temporal/binaries.js';
 import { workflowSourceWorkerOptions } from '../../src/workflows-location.js';
 import { FakeOpenAI } from '../support/fake-openai.js';
 import { call, ScriptedModel } from '../support/scripted-model.js';
-import { memoryStoreId } from '../../src/shared/tools/memory.js';
+import { memoryStoreId, memoryStoreWorkflowType } from '../../src/shared/tools/memory.js';
 
 const fake = await new FakeOpenAI().start();
 const env = await TestWorkflowEnvironment.createLocal({
   server: { executable: { type: 'existing-path', path: await locateBinaryPath('cli') }, searchAttributes: [rootSessionIdKey, parentSessionIdKey, statusKey, titleKey] },
 });
+
+async function writeHistory(workflowType: string, name: string, json: string) {
+  const folder = new URL(`./${workflowType}/`, import.meta.url);
+  await mkdir(folder, { recursive: true });
+  await writeFile(fileURLToPath(new URL(`${name}.json`, folder)), `${json}\n`);
+}
 
 /** Names given on the command line are (re-)recorded; none given records all. */
 const wanted = process.argv.slice(2);
@@ -48,7 +57,7 @@ async function record(name: string, model: string, input: SessionInput, steps: (
     await session.stop();
     await session.result();
     const history = await env.client.workflow.getHandle(workflowId).fetchHistory();
-    await writeFile(fileURLToPath(new URL(`./${name}.json`, import.meta.url)), `${historyToJSON(history)}\n`);
+    await writeHistory(sessionWorkflowType, name, historyToJSON(history));
   });
 }
 
@@ -133,7 +142,7 @@ try {
     await session.waitUntilIdle();
     if (wanted.length === 0 || wanted.includes('memory')) {
       const history = await env.client.workflow.getHandle(memoryStoreId('history')).fetchHistory();
-      await writeFile(fileURLToPath(new URL('./memory-store.json', import.meta.url)), `${historyToJSON(history)}\n`);
+      await writeHistory(memoryStoreWorkflowType, 'memory-store', historyToJSON(history));
     }
   });
   let goalId = '';

@@ -45,6 +45,50 @@ describe('SessionState construction', () => {
   });
 });
 
+describe('the session environment', () => {
+  const environment = {
+    model: 'gpt-big',
+    provider: 'openai-compatible' as const,
+    search_attributes: true,
+    unavailable_tools: ['webSearch'],
+    question_timeout_seconds: 600,
+    loop_min_interval_seconds: 30,
+    loop_max_age_seconds: 86_400,
+    cron_timezone: 'Europe/Paris',
+  };
+
+  it('takes in every setting the worker describes', () => {
+    state.applyEnvironment(environment);
+    expect(state.model).toBe('gpt-big');
+    expect(state.searchAttributes).toBe(true);
+    expect(state.unavailableTools).toEqual(['webSearch']);
+    expect(state.questionTimeoutSeconds).toBe(600);
+    expect(state.loopLimits).toEqual({ minIntervalSeconds: 30, maxAgeSeconds: 86_400 });
+    expect(state.cronTimezone).toBe('Europe/Paris');
+  });
+
+  it('hands a sub-agent the same settings, with the model it asks for or else its parent’s', () => {
+    state.applyEnvironment(environment);
+    expect(state.environmentFor()).toEqual(environment);
+    expect(state.environmentFor('demo')).toEqual({ ...environment, model: 'demo', provider: 'demo' });
+    const child = new SessionState({ ...identity, session_id: 'sess-2' }, fakeClock());
+    child.applyEnvironment(state.environmentFor('gpt-small'));
+    expect(child.environmentFor()).toEqual({ ...environment, model: 'gpt-small' });
+  });
+
+  it('keeps the defaults for what an older worker did not describe', () => {
+    state.applyEnvironment({ model: 'demo', provider: 'demo', search_attributes: false });
+    expect(state.environmentFor()).toEqual({
+      model: 'demo',
+      provider: 'demo',
+      search_attributes: false,
+      loop_min_interval_seconds: 10,
+      loop_max_age_seconds: 604_800,
+      cron_timezone: 'UTC',
+    });
+  });
+});
+
 describe('enqueue and messageState', () => {
   it('queues a message under its own id and reports it as queued', () => {
     state.enqueue({ id: 'm1', content: 'hello' });

@@ -10,6 +10,7 @@ const quiet = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() 
 describe('the workflow bundle', () => {
   it('bundles the workflow code with no Node module reaching it', async () => {
     const { code } = await bundleWorkflowCode({ ...workflowBundlerOptions(), logger: quiet });
+    expect(code).toContain('arborSession');
     expect(code).toContain('sessionWorkflow');
     expect(code).not.toMatch(/require\(["']node:/);
     expect(code).not.toMatch(/from ["'](openai|undici)["']/);

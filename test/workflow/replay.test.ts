@@ -2,20 +2,43 @@ import { readdir, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { Worker } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
+import { legacySessionWorkflowType, sessionWorkflowType } from '../../src/shared/session.js';
+import { memoryStoreWorkflowType } from '../../src/shared/tools/memory.js';
 import { workflowBundle } from '../support/time-skipping.js';
 
 const historiesDir = fileURLToPath(new URL('../histories/', import.meta.url));
 
+/** Committed histories, one folder per workflow type: `test/histories/<type>/<name>.json`. */
+async function committedHistories() {
+  const types = (await readdir(historiesDir, { withFileTypes: true })).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+  const histories = [];
+  for (const type of types) {
+    for (const file of (await readdir(historiesDir + type)).filter((name) => name.endsWith('.json'))) {
+      const history = JSON.parse(await readFile(`${historiesDir}${type}/${file}`, 'utf8'));
+      histories.push({ type, workflowId: `${type}/${file}`, history });
+    }
+  }
+  return histories;
+}
+
 describe('committed histories', () => {
+  it('cover every workflow type a worker runs, each in the folder of its type', async () => {
+    const histories = await committedHistories();
+    const perType = (type: string) => histories.filter((entry) => entry.type === type).length;
+    expect(perType(sessionWorkflowType)).toBeGreaterThanOrEqual(5);
+    expect(perType(legacySessionWorkflowType)).toBeGreaterThanOrEqual(5);
+    expect(perType(memoryStoreWorkflowType)).toBeGreaterThanOrEqual(1);
+    for (const { type, workflowId, history } of histories) {
+      const started = history.events[0]?.workflowExecutionStartedEventAttributes;
+      expect(started?.workflowType?.name, workflowId).toBe(type);
+    }
+  });
+
   it('replay with today’s workflow code without nondeterminism', async () => {
-    const files = (await readdir(historiesDir)).filter((file) => file.endsWith('.json'));
-    expect(files.length).toBeGreaterThanOrEqual(2);
-    const histories = await Promise.all(
-      files.map(async (file) => ({ workflowId: file, history: JSON.parse(await readFile(historiesDir + file, 'utf8')) })),
-    );
+    const histories = await committedHistories();
     const results = [];
     for await (const result of Worker.runReplayHistories({ workflowBundle: await workflowBundle() }, histories)) results.push(result);
-    expect(results).toHaveLength(files.length);
+    expect(results).toHaveLength(histories.length);
     for (const result of results) expect(result.error, `${result.workflowId}: ${result.error}`).toBeUndefined();
   });
 });

@@ -4,9 +4,9 @@
  */
 import { sleep } from '@temporalio/workflow';
 import type { SessionInput, SessionResult } from '../../../src/shared/session.js';
-import { sessionWorkflow as sessionWorkflowToday } from '../../../src/workflows/session-workflow.js';
+import { arborSession as arborSessionToday } from '../../../src/workflows/session-workflow.js';
 
-export async function sessionWorkflow(input: SessionInput): Promise<SessionResult> {
+export async function arborSession(input: SessionInput): Promise<SessionResult> {
   await sleep('1 second');
-  return sessionWorkflowToday(input);
+  return arborSessionToday(input);
 }

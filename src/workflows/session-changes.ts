@@ -1,0 +1,47 @@
+import { patched } from '@temporalio/workflow';
+
+/**
+ * Behaviour changes made while `sessionWorkflow` sessions were running. That workflow type asks Temporal about each
+ * with `patched()`, so its running sessions keep replaying. `arborSession`, the type new sessions start as, has every
+ * change built in and asks nothing: a patch costs a marker and a `TemporalChangeVersion` upsert in each new session.
+ * A change made from now on gets a new entry here, asked with `patched()` in both types.
+ */
+export type SessionChange =
+  | 'status-running-shown-from-tool-rounds'
+  | 'turn-takes-bounded-inbox-batch'
+  | 'continue-as-new-at-history-length'
+  | 'tell-parent-when-finished'
+  | 'sub-agent-limit-counts-starting'
+  | 'sub-agents-outlive-continue-as-new'
+  | 'continue-as-new-with-running-sub-agents'
+  | 'wait-ends-on-user-messages-only';
+
+/** Changes `arborSession` was born with; a later change is not in this list and is asked in both types. */
+const builtIn: ReadonlySet<SessionChange> = new Set<SessionChange>([
+  'status-running-shown-from-tool-rounds',
+  'turn-takes-bounded-inbox-batch',
+  'continue-as-new-at-history-length',
+  'tell-parent-when-finished',
+  'sub-agent-limit-counts-starting',
+  'sub-agents-outlive-continue-as-new',
+  'continue-as-new-with-running-sub-agents',
+  'wait-ends-on-user-messages-only',
+]);
+
+// Module state is per workflow: the worker evaluates the workflow bundle's modules for each workflow it runs.
+let changesBuiltIn = false;
+
+/** Called first by a workflow type written after the changes in `builtIn`. */
+export function useBuiltInChanges(): void {
+  changesBuiltIn = true;
+}
+
+/** Whether this session's code is the current type's, with every change of `builtIn` and no patch markers. */
+export function hasBuiltInChanges(): boolean {
+  return changesBuiltIn;
+}
+
+/** Whether the session takes the changed branch: always in the current type; in older types, as Temporal recorded. */
+export function hasChange(change: SessionChange): boolean {
+  return (changesBuiltIn && builtIn.has(change)) || patched(change);
+}

@@ -1,0 +1,57 @@
+import { randomUUID } from 'node:crypto';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { temporal } from '@temporalio/proto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SessionHandle } from '../../src/session-handle.js';
+import { legacySessionWorkflowType, sessionWorkflowType } from '../../src/shared/session.js';
+import { createTimeSkippingEnvironment, demoModel, withWorker } from '../support/time-skipping.js';
+
+type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+
+const markerNames = (events: HistoryEvent[]) => events.flatMap((event) => (event.markerRecordedEventAttributes ? [event.markerRecordedEventAttributes.markerName] : []));
+const workflowTypeOf = (events: HistoryEvent[]) => events[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name;
+
+describe('session workflow types', () => {
+  let env: TestWorkflowEnvironment;
+
+  beforeAll(async () => {
+    env = await createTimeSkippingEnvironment();
+  });
+
+  afterAll(async () => {
+    await env?.teardown();
+  });
+
+  /** Runs the demo model's delegation turn (one sync sub-agent) in a session of the given type; returns both histories. */
+  async function delegate(workflowType: string) {
+    return withWorker(env, demoModel, async (taskQueue) => {
+      const id = randomUUID();
+      await env.client.workflow.start(workflowType, { workflowId: id, taskQueue, args: [{ instruction: 'Please delegate the garden plan.' }] });
+      const session = new SessionHandle(id, env.client);
+      const snapshot = await session.waitUntilIdle({ timeoutMs: 20_000 });
+      expect(snapshot.children).toEqual([expect.objectContaining({ title: 'Demo helper', status: 'completed' })]);
+      expect(snapshot.last_message?.content).toContain('demo model');
+      const history = async (workflowId: string) => (await env.client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+      return { root: await history(id), child: await history(snapshot.children[0]!.sub_session_id), roles: (await session.transcript()).map((entry) => entry.role) };
+    });
+  }
+
+  it('start new sessions as arborSession, which asks no patches and whose sub-agents inherit its type and environment', async () => {
+    const { root, child, roles } = await delegate(sessionWorkflowType);
+    expect(workflowTypeOf(root)).toBe('arborSession');
+    expect(workflowTypeOf(child)).toBe('arborSession');
+    // The root asks the worker where it runs (one local activity); the sub-agent is told by its parent.
+    expect(markerNames(root)).toEqual(['core_local_activity']);
+    expect(markerNames(child)).toEqual([]);
+    expect(roles).toEqual(['user', 'assistant', 'tool', 'assistant']);
+  });
+
+  it('still run sessions of the type before it, sessionWorkflow, whose sub-agents stay of that type and ask their patches', async () => {
+    const { root, child, roles } = await delegate(legacySessionWorkflowType);
+    expect(workflowTypeOf(root)).toBe('sessionWorkflow');
+    expect(workflowTypeOf(child)).toBe('sessionWorkflow');
+    expect(markerNames(root)).toContain('core_patch');
+    expect(markerNames(child)).toEqual(expect.arrayContaining(['core_local_activity', 'core_patch']));
+    expect(roles).toEqual(['user', 'assistant', 'tool', 'assistant']);
+  });
+});
