@@ -1,7 +1,8 @@
 import { upsertSearchAttributes } from '@temporalio/workflow';
-import { hasChange } from './session-changes.js';
-import type { SessionStatus } from '../shared/session.js';
+import type { SessionStatus, ToolCall } from '../shared/session.js';
 import { statusKey } from '../shared/search-attributes.js';
+import { findTool } from '../shared/tools/registry.js';
+import { hasBuiltInChanges, hasChange } from './session-changes.js';
 import type { SessionState } from './session-state.js';
 
 export interface StatusReporter {
@@ -9,18 +10,24 @@ export interface StatusReporter {
   report(status: SessionStatus): void;
   /** A turn starts: the session is running. */
   beginTurn(): void;
-  /** The turn runs tools, so it may take a while: visibility shows it running. */
-  toolRoundStarted(): void;
+  /** The turn runs a round of tools, so it may take a while: visibility may show it running. */
+  toolRoundStarted(calls: readonly ToolCall[]): void;
 }
+
+/** arborSession: how long a turn runs before visibility shows it `running` (a shorter state is stale before a list shows it). */
+export const runningShownAfterMs = 2_000;
 
 /**
  * The session status and the `ArborStatus` search attribute that shows it in visibility (list filters, the Web UI).
- * Each upsert is a history event, so newer runs show `running` only once a turn runs tools: a turn that is a single
- * model call stays `idle` in visibility and costs no events beyond the floor of a signal and an activity.
- * Create it at the start of the workflow function.
+ * Each upsert is a history event and a visibility write, so visibility shows `running` only for turns long enough
+ * to be seen there: a turn that is a single model call stays `idle`; in an arborSession, so does a turn whose tool
+ * rounds start within its first two seconds, unless a call may wait long (a sub-agent, a timer, a person). In a
+ * sessionWorkflow (newer runs), every turn that runs tools shows `running`. Queries and the event stream always see
+ * the live status. Create it at the start of the workflow function.
  */
 export function statusReporter(state: SessionState): StatusReporter {
   let shown: SessionStatus = state.status;
+  let turnStartedAt = 0;
   // Asked once, in the run's first activation: asked later (right after the prepareSession local activity resolves),
   // a replay can reach the call before Core has seen the marker, and the run fails as non-deterministic.
   const runningShownFromToolRounds = hasChange('status-running-shown-from-tool-rounds');
@@ -37,13 +44,17 @@ export function statusReporter(state: SessionState): StatusReporter {
     show(status);
   };
 
+  const worthShowing = (calls: readonly ToolCall[]) =>
+    !hasBuiltInChanges() || Date.now() - turnStartedAt >= runningShownAfterMs || calls.some((call) => findTool(call.name)?.waits === true);
+
   return {
     report,
     beginTurn() {
+      turnStartedAt = Date.now();
       report('running');
     },
-    toolRoundStarted() {
-      if (state.status === 'running') show('running');
+    toolRoundStarted(calls) {
+      if (state.status === 'running' && worthShowing(calls)) show('running');
     },
   };
 }

@@ -6,7 +6,7 @@ import { dispatchToolCall } from './tools/dispatch.js';
 import { shareRoundBudget } from './tools/round-budget.js';
 import { describeModelFailure } from './model-failure.js';
 import type { SubAgents } from './sub-agents.js';
-import type { SessionStatus } from '../shared/session.js';
+import type { SessionStatus, ToolCall } from '../shared/session.js';
 
 const { callModel } = proxyActivities<Activities>({
   startToCloseTimeout: '5 minutes',
@@ -32,7 +32,7 @@ export type TurnOutcome = 'answered' | 'round_limit' | 'model_failed';
 export interface TurnServices {
   subAgents: SubAgents;
   reportStatus: (status: SessionStatus) => void;
-  toolRoundStarted: () => void;
+  toolRoundStarted: (calls: readonly ToolCall[]) => void;
 }
 
 export async function runTurn(state: SessionState, settings: TurnSettings, cursor: ModelCursor, services: TurnServices): Promise<TurnOutcome> {
@@ -58,7 +58,7 @@ export async function runTurn(state: SessionState, settings: TurnSettings, curso
       ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
     });
     if (toolCalls.length === 0) return 'answered';
-    services.toolRoundStarted();
+    services.toolRoundStarted(toolCalls);
 
     // Independent calls run concurrently; each result is an event as soon as it is ready, and joins the transcript in call order.
     const results = await Promise.all(

@@ -58,6 +58,7 @@ export type Question = z.infer<ReturnType<typeof question>>;
 
 export const askUser = defineTool({
   name: 'askUser',
+  waits: true,
   description:
     'Ask the user 1-4 multiple-choice questions to gather preferences, clarify ambiguity or get a decision, and wait for the answers. ' +
     'The user can always pick "Other" and answer in their own words, so do not add an "Other" option.',

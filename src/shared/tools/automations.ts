@@ -71,6 +71,7 @@ export const automationRunGet = defineTool({
 
 export const automationRunWait = defineTool({
   name: 'automation_run_wait',
+  waits: true,
   description: 'Wait until a run finishes. timeout_ms 0 returns the state at once, null waits without limit, omitted waits 60 seconds.',
   input: () => z.object({ run_id: runId(), timeout_ms: z.number().int().min(0).max(7 * 86_400_000).nullable().optional() }),
 });

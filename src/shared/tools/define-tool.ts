@@ -7,17 +7,21 @@ export interface ToolDefinition<Name extends string = string, Input extends z.Zo
   description: string;
   /** Built on first use (see lazy.ts). */
   readonly input: Input;
+  /** A call may wait long on something outside the session (a timer, a sub-agent, a person, another run). */
+  waits: boolean;
 }
 
 export function defineTool<const Name extends string, Input extends z.ZodType>(definition: {
   name: Name;
   description: string;
   input: () => Input;
+  waits?: boolean;
 }): ToolDefinition<Name, Input> {
   const input = lazy(definition.input);
   return {
     name: definition.name,
     description: definition.description,
+    waits: definition.waits ?? false,
     get input() {
       return input();
     },

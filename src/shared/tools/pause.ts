@@ -5,6 +5,7 @@ export const maxWaitSeconds = 7 * 24 * 60 * 60;
 
 export const wait = defineTool({
   name: 'wait',
+  waits: true,
   description:
     'Sleep on a durable timer instead of polling: give `seconds` (up to one week) or an ISO 8601 `until` timestamp ' +
     '(with `timezone` when it carries no offset), and a `reason` that labels the pause. A new user message ends the wait early.',

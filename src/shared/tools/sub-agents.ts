@@ -8,6 +8,7 @@ export type SubAgentMode = (typeof subAgentModes)[number];
 
 export const subAgent = defineTool({
   name: 'subAgent',
+  waits: true,
   description:
     'Create a sub-agent session for a complex, multi-step task. It starts with a blank context, so the instruction must ' +
     'carry all the background it needs. mode "async" (default) returns the sub_session_id at once and you are notified ' +
@@ -43,6 +44,7 @@ export const sendMessageToSubAgent = defineTool({
 
 export const stopSubAgent = defineTool({
   name: 'stopSubAgent',
+  waits: true,
   description: 'Stop a sub-agent and all its descendants, leaves first, then parents.',
   input: () => z.object({ sub_session_id: sessionId() }),
 });
