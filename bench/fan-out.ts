@@ -18,6 +18,10 @@ import { bareFanOutSignal, bareFinishedChildrenQuery } from './floor-workflows.j
 import {
   bareModelActivities,
   benchArgs,
+  cpuMeter,
+  parentTimeline,
+  cpuPerUnit,
+  type CpuReading,
   createArborBenchWorker,
   createFloorWorker,
   firstUserText,
@@ -70,14 +74,15 @@ const arborWorker = await createArborBenchWorker(env, model, 'bench-arbor', { se
 const floorWorker = await createFloorWorker(env, 'bench-bare', bareModelActivities(model));
 
 interface ArborSample {
-  /** CPU time of this process (worker, client and fake model) from the message until the sub-agents had finished. */
-  cpu_ms: number;
+  /** CPU time of this process (worker, client and fake model) and of the server, from the message until the sub-agents had finished. */
+  cpu: CpuReading;
   /** As the server recorded it: from the message's signal to the last sub-agent's report. */
   all_finished_ms: number;
   /** As this client saw it, polling. */
   all_finished_seen_ms: number;
   root_idle_ms: number;
   root_turns: number;
+  timeline: Awaited<ReturnType<typeof parentTimeline>>;
 }
 
 // Polling is slow enough not to load the worker being measured: the figures come from the server's history.
@@ -89,15 +94,15 @@ async function arborFanOut(children: number, label: string): Promise<ArborSample
   const root = new SessionHandle(rootId, env.client);
   await root.waitUntilIdle({ pollIntervalMs: 20 });
   const start = performance.now();
-  const cpu = process.cpuUsage();
+  const meter = await cpuMeter();
   await root.send(`fanout ${children} ${label}`);
   let allFinished = 0;
-  let cpuMs = 0;
+  let cpu: CpuReading | undefined;
   await waitFor(async () => {
     const snapshot = await root.snapshot();
     if (!allFinished && snapshot.children.length === children && snapshot.children.every((child) => closedStatuses.includes(child.status))) {
       allFinished = performance.now() - start;
-      cpuMs = cpuTime(cpu);
+      cpu = await meter.read();
     }
     return allFinished > 0 && snapshot.status === 'idle' && snapshot.queued_messages === 0;
   }, pollMs(children));
@@ -107,27 +112,24 @@ async function arborFanOut(children: number, label: string): Promise<ArborSample
   if (failed > 0) throw new Error(`${failed} sub-agents of ${rootId} did not complete`);
   const trouble = await historyTrouble(env.client, rootId, started.firstExecutionRunId);
   const span = await signalSpanInHistory(env.client, rootId, started.firstExecutionRunId, 'userMessage', 'subAgentFinished');
+  const timeline = await parentTimeline(env.client, rootId, started.firstExecutionRunId, 'userMessage', 'subAgentFinished');
   await env.client.workflow.getHandle(rootId).terminate();
-  return { cpu_ms: cpuMs, all_finished_ms: span, all_finished_seen_ms: allFinished, root_idle_ms: rootIdle, root_turns: snapshot.turn, trouble };
+  return { cpu: cpu!, timeline, all_finished_ms: span, all_finished_seen_ms: allFinished, root_idle_ms: rootIdle, root_turns: snapshot.turn, trouble };
 }
 
-const cpuTime = (since: NodeJS.CpuUsage) => {
-  const used = process.cpuUsage(since);
-  return (used.user + used.system) / 1000;
-};
-
-async function floorFanOut(children: number, label: string): Promise<{ ms: number; seen_ms: number; cpu_ms: number }> {
+async function floorFanOut(children: number, label: string) {
   const parent = await env.client.workflow.start('bareFanOutWorkflow', { taskQueue: 'bench-bare', workflowId: `bare-fanout-${label}` });
   await waitFor(async () => (await parent.describe()).historyLength >= 4, 5);
   const start = performance.now();
-  const cpu = process.cpuUsage();
+  const meter = await cpuMeter();
   await parent.signal(bareFanOutSignal, { text: `fanout ${children}`, children });
   await waitFor(async () => (await parent.query(bareFinishedChildrenQuery)) === children, pollMs(children));
   const elapsed = performance.now() - start;
-  const cpuMs = cpuTime(cpu);
+  const cpu = await meter.read();
   const span = await signalSpanInHistory(env.client, parent.workflowId, parent.firstExecutionRunId, 'bareFanOut', 'bareChildFinished');
+  const timeline = await parentTimeline(env.client, parent.workflowId, parent.firstExecutionRunId, 'bareFanOut', 'bareChildFinished');
   await parent.terminate();
-  return { ms: span, seen_ms: elapsed, cpu_ms: cpuMs };
+  return { ms: span, seen_ms: elapsed, cpu, timeline };
 }
 
 const results = await arborWorker.runUntil(() =>
@@ -138,7 +140,7 @@ const results = await arborWorker.runUntil(() =>
     const out = [];
     for (const step of plan) {
       const arbor: ArborSample[] = [];
-      const floor: { ms: number; seen_ms: number; cpu_ms: number }[] = [];
+      const floor: Awaited<ReturnType<typeof floorFanOut>>[] = [];
       const trouble = [];
       for (let i = 0; i < step.samples; i++) {
         console.log(`fan-out of ${step.children}: sample ${i + 1} of ${step.samples}`);
@@ -151,10 +153,8 @@ const results = await arborWorker.runUntil(() =>
       }
       const allFinished = summary(arbor.map((sample) => sample.all_finished_ms));
       const floorSummary = summary(floor.map((sample) => sample.ms));
-      const cpuPerChild = {
-        arbor: round(arbor.reduce((sum, sample) => sum + sample.cpu_ms, 0) / arbor.length / step.children),
-        floor: round(floor.reduce((sum, sample) => sum + sample.cpu_ms, 0) / floor.length / step.children),
-      };
+      const arborCpu = cpuPerUnit(arbor.map((sample) => sample.cpu), step.children);
+      const floorCpu = cpuPerUnit(floor.map((sample) => sample.cpu), step.children);
       out.push({
         children: step.children,
         samples: step.samples,
@@ -165,9 +165,11 @@ const results = await arborWorker.runUntil(() =>
         arbor_root_turns: arbor.map((sample) => sample.root_turns),
         floor_all_finished_ms: floorSummary,
         ratio_p50: ratio(allFinished.p50, floorSummary.p50),
-        worker_cpu_ms_per_child: cpuPerChild,
+        worker_cpu_ms_per_child: { arbor: arborCpu.worker, floor: floorCpu.worker },
+        server_cpu_ms_per_child: { arbor: arborCpu.server, floor: floorCpu.server },
         ms_per_child: { arbor: Math.round((allFinished.p50 / step.children) * 100) / 100, floor: Math.round((floorSummary.p50 / step.children) * 100) / 100 },
         root_history: trouble,
+        timelines: { arbor: arbor.map((sample) => sample.timeline), floor: floor.map((sample) => sample.timeline) },
       });
     }
     return out;
@@ -189,6 +191,8 @@ console.table(
         'root idle again p50 ms': row.arbor_root_idle_ms.p50,
         'worker CPU ms/child Arbor': row.worker_cpu_ms_per_child.arbor,
         'worker CPU ms/child floor': row.worker_cpu_ms_per_child.floor,
+        'server CPU ms/child Arbor': row.server_cpu_ms_per_child.arbor,
+        'server CPU ms/child floor': row.server_cpu_ms_per_child.floor,
       },
     ]),
   ),
@@ -196,9 +200,11 @@ console.table(
 for (const row of results) {
   console.log(
     `B4 fan-out of ${row.children}: ${row.ratio_p50}x the floor at p50 (target 1.2x: ${verdict(row.ratio_p50 <= 1.2)}); ${row.ms_per_child.arbor} ms per sub-agent, ` +
-      `floor ${row.ms_per_child.floor} ms per child; worker CPU ${row.worker_cpu_ms_per_child.arbor} ms per sub-agent, floor ${row.worker_cpu_ms_per_child.floor} ms`,
+      `floor ${row.ms_per_child.floor} ms per child; worker CPU ${row.worker_cpu_ms_per_child.arbor} ms per sub-agent, floor ${row.worker_cpu_ms_per_child.floor} ms; ` +
+      `server CPU ${row.server_cpu_ms_per_child.arbor} ms per sub-agent, floor ${row.server_cpu_ms_per_child.floor} ms`,
   );
 }
+for (const row of results) console.log(`B4 fan-out of ${row.children}, root timelines (ms from the message): ${JSON.stringify(row.timelines)}`);
 const file = await writeResults(resultName('fan-out', args.server, args.searchAttributes), {
   benchmark: 'B4 async fan-out',
   server: args.server,

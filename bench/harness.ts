@@ -3,7 +3,8 @@
  * Arbor's search attributes, the zero-latency fake model, Arbor's worker and the bare floor's worker, and the
  * results file with the machine and its load.
  */
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -76,6 +77,53 @@ export async function startDevServer(variant: ServerVariant): Promise<DevServer>
       if (directory) await rm(directory, { recursive: true, force: true });
     },
   };
+}
+
+let clockTicksPerSecond: number | undefined;
+
+/**
+ * CPU milliseconds used so far by the processes this one started that still run (the Temporal server); undefined off
+ * Linux. Read before and after a measurement, it shows the server's share of the work beside the worker's.
+ */
+export async function childProcessesCpuMs(): Promise<number | undefined> {
+  if (process.platform !== 'linux') return undefined;
+  clockTicksPerSecond ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  let ticks = 0;
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
+    // Fields after the command name (which may hold spaces): state ppid ... utime is the 12th, stime the 13th.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(fields[1]) === process.pid) ticks += Number(fields[11]) + Number(fields[12]);
+  }
+  return (ticks * 1000) / clockTicksPerSecond;
+}
+
+export interface CpuReading {
+  /** This process: the worker, the client and the fake model. */
+  worker_ms: number;
+  /** The Temporal server (Linux only). */
+  server_ms: number | undefined;
+}
+
+/** Starts counting the CPU time of this process and of the Temporal server; `read()` gives what was used since. */
+export async function cpuMeter(): Promise<{ read(): Promise<CpuReading> }> {
+  const worker = process.cpuUsage();
+  const server = await childProcessesCpuMs();
+  return {
+    async read() {
+      const used = process.cpuUsage(worker);
+      const serverNow = await childProcessesCpuMs();
+      return { worker_ms: (used.user + used.system) / 1000, server_ms: server === undefined || serverNow === undefined ? undefined : serverNow - server };
+    },
+  };
+}
+
+/** The mean CPU milliseconds per unit of work (a sub-agent, a session) over samples, worker and server. */
+export function cpuPerUnit(readings: CpuReading[], units: number): { worker: number; server: number | null } {
+  const mean = (values: number[]) => Math.round((values.reduce((sum, value) => sum + value, 0) / values.length / units) * 100) / 100;
+  const server = readings.map((reading) => reading.server_ms);
+  return { worker: mean(readings.map((reading) => reading.worker_ms)), server: server.every((ms) => ms !== undefined) ? mean(server as number[]) : null };
 }
 
 /** The time-skipping test server (Temporal's Java test server), for work that spans long durable timers. */
@@ -250,6 +298,7 @@ export async function historyTrouble(client: Client, workflowId: string, firstRu
     workflow_task_failures: 0,
     workflow_task_failure_messages: [] as string[],
     workflow_task_timeouts: 0,
+    workflow_task_timeout_kinds: {} as Record<string, number>,
   };
   for await (const events of runHistories(client, workflowId, firstRunId)) {
     trouble.runs += 1;
@@ -264,7 +313,13 @@ export async function historyTrouble(client: Client, workflowId: string, firstRu
         trouble.workflow_task_failure_messages.push(`${cause}: ${failed.failure?.message ?? ''}`.slice(0, 300));
       }
     }
-    trouble.workflow_task_timeouts += events.filter((event) => event.workflowTaskTimedOutEventAttributes).length;
+    for (const event of events) {
+      const timedOut = event.workflowTaskTimedOutEventAttributes;
+      if (!timedOut) continue;
+      trouble.workflow_task_timeouts += 1;
+      const kind = proto.temporal.api.enums.v1.TimeoutType[timedOut.timeoutType ?? 0] ?? String(timedOut.timeoutType);
+      trouble.workflow_task_timeout_kinds[kind] = (trouble.workflow_task_timeout_kinds[kind] ?? 0) + 1;
+    }
   }
   return trouble;
 }
@@ -312,4 +367,38 @@ export async function signalSpanInHistory(client: Client, workflowId: string, fi
   }
   if (first === undefined || last === undefined) throw new Error(`no ${from} then ${to} signals in the history of ${workflowId}`);
   return last - first;
+}
+
+/** As the server recorded it: milliseconds from the cancel request of a workflow (one run) to its close. */
+export async function cancellationSpanInHistory(client: Client, workflowId: string): Promise<number> {
+  const events = (await client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+  const requested = events.find((event) => event.workflowExecutionCancelRequestedEventAttributes);
+  const closed = events.at(-1);
+  if (!requested || !closed?.workflowExecutionCanceledEventAttributes) throw new Error(`${workflowId} was not cancelled`);
+  return eventTimeMs(closed) - eventTimeMs(requested);
+}
+
+/**
+ * Where a parent's time went, from its history (all runs): when its last child had started and when the last child's
+ * report arrived, counted from the first signal named `from`; and its slowest workflow task (started to completed).
+ */
+export async function parentTimeline(client: Client, workflowId: string, firstRunId: string, from: string, report: string) {
+  let origin: number | undefined;
+  let lastChildStarted = 0;
+  let lastReport = 0;
+  let slowestTask = 0;
+  let taskStarted: number | undefined;
+  for await (const events of runHistories(client, workflowId, firstRunId)) {
+    for (const event of events) {
+      const at = eventTimeMs(event);
+      if (event.workflowExecutionSignaledEventAttributes?.signalName === from) origin ??= at;
+      if (origin === undefined) continue;
+      if (event.childWorkflowExecutionStartedEventAttributes) lastChildStarted = at - origin;
+      if (event.workflowExecutionSignaledEventAttributes?.signalName === report) lastReport = at - origin;
+      if (event.workflowTaskStartedEventAttributes) taskStarted = at;
+      if (event.workflowTaskCompletedEventAttributes && taskStarted !== undefined) slowestTask = Math.max(slowestTask, at - taskStarted);
+    }
+  }
+  const round = (ms: number) => Math.round(ms);
+  return { last_child_started_ms: round(lastChildStarted), last_report_ms: round(lastReport), slowest_workflow_task_ms: round(slowestTask) };
 }

@@ -13,6 +13,9 @@ import { SessionHandle } from '../src/session-handle.js';
 import { closedStatuses, sessionWorkflowType, type SessionSnapshot } from '../src/shared/session.js';
 import {
   benchArgs,
+  cancellationSpanInHistory,
+  cpuMeter,
+  cpuPerUnit,
   createArborBenchWorker,
   createFloorWorker,
   bareModelActivities,
@@ -101,11 +104,14 @@ async function arborStop(fanout: number[], label: string) {
   const ids = members.map((member) => member.session_id);
   const startedAt = Date.now();
   const start = performance.now();
+  const meter = await cpuMeter();
   const stopped = await new SessionHandle(rootId, env.client).stop();
   const stopMs = performance.now() - start;
+  const cpu = await meter.read();
   const orphans = await stillRunning(env.client, ids);
   const rootClosed = (await env.client.workflow.getHandle(rootId).describe()).closeTime?.getTime() ?? NaN;
-  return { sessions: ids.length, build_ms: buildMs, stop_ms: stopMs, cancel_ms: rootClosed - startedAt, total_stopped: stopped.total_stopped, orphans: orphans.length };
+  const cancellation = await cancellationSpanInHistory(env.client, rootId);
+  return { sessions: ids.length, build_ms: buildMs, stop_ms: stopMs, cancel_ms: rootClosed - startedAt, cancellation_ms: cancellation, total_stopped: stopped.total_stopped, orphans: orphans.length, cpu };
 }
 
 /** The ids of a bare tree: the root, then each child as `<parent>.<index>`. */
@@ -140,11 +146,14 @@ async function floorStop(fanout: number[], label: string) {
   const buildMs = performance.now() - buildStart;
   await sleep(200);
   const start = performance.now();
+  const meter = await cpuMeter();
   await handle.cancel();
   await handle.result().catch(() => undefined);
   const cancelMs = performance.now() - start;
+  const cpu = await meter.read();
   const orphans = await stillRunning(env.client, ids);
-  return { sessions: ids.length, build_ms: buildMs, cancel_ms: cancelMs, orphans: orphans.length };
+  const cancellation = await cancellationSpanInHistory(env.client, rootId);
+  return { sessions: ids.length, build_ms: buildMs, cancel_ms: cancelMs, cancellation_ms: cancellation, orphans: orphans.length, cpu };
 }
 
 const results = await arborWorker.runUntil(() =>
@@ -175,9 +184,16 @@ const results = await arborWorker.runUntil(() =>
         floor_cancel_ms: floorCancel,
         ratio_stop_p50: ratio(stop.p50, floorCancel.p50),
         ratio_cancel_p50: ratio(cancel.p50, floorCancel.p50),
+        // From the root's cancel request to its close, in each root's history: the tree's cancellation alone.
+        arbor_cancellation_in_history_ms: summary(arbor.map((sample) => sample.cancellation_ms)),
+        floor_cancellation_in_history_ms: summary(floor.map((sample) => sample.cancellation_ms)),
         arbor_total_stopped: arbor.map((sample) => sample.total_stopped),
         arbor_orphans: arbor.reduce((sum, sample) => sum + sample.orphans, 0),
         floor_orphans: floor.reduce((sum, sample) => sum + sample.orphans, 0),
+        cpu_ms_per_session: {
+          arbor: cpuPerUnit(arbor.map((sample) => sample.cpu), treeSize(shape.fanout)),
+          floor: cpuPerUnit(floor.map((sample) => sample.cpu), treeSize(shape.fanout)),
+        },
         arbor_build_ms: summary(arbor.map((sample) => sample.build_ms)),
         floor_build_ms: summary(floor.map((sample) => sample.build_ms)),
       });
@@ -198,8 +214,14 @@ console.table(
         'Arbor cancel p50 ms': row.arbor_cancel_to_root_closed_ms.p50,
         'floor p50 ms': row.floor_cancel_ms.p50,
         'floor max ms': row.floor_cancel_ms.max,
+        'cancellation in history p50 ms Arbor': row.arbor_cancellation_in_history_ms.p50,
+        'cancellation in history p50 ms floor': row.floor_cancellation_in_history_ms.p50,
         'orphans Arbor': row.arbor_orphans,
         'orphans floor': row.floor_orphans,
+        'worker CPU ms/session Arbor': row.cpu_ms_per_session.arbor.worker,
+        'worker CPU ms/session floor': row.cpu_ms_per_session.floor.worker,
+        'server CPU ms/session Arbor': row.cpu_ms_per_session.arbor.server,
+        'server CPU ms/session floor': row.cpu_ms_per_session.floor.server,
       },
     ]),
   ),
@@ -207,7 +229,8 @@ console.table(
 for (const row of results) {
   console.log(
     `B5 ${row.shape}: stop() ${row.ratio_stop_p50}x the floor at p50 (target 1.2x: ${verdict(row.ratio_stop_p50 <= 1.2)}), ` +
-      `cancellation alone ${row.ratio_cancel_p50}x; orphans ${row.arbor_orphans} (target 0: ${verdict(row.arbor_orphans === 0)}); ` +
+      `cancellation alone ${row.ratio_cancel_p50}x, in the root's history ` +
+      `${ratio(row.arbor_cancellation_in_history_ms.p50, row.floor_cancellation_in_history_ms.p50)}x; orphans ${row.arbor_orphans} (target 0: ${verdict(row.arbor_orphans === 0)}); ` +
       `stopped per run ${JSON.stringify(row.arbor_total_stopped)} of ${row.sessions}`,
   );
 }

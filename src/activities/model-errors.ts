@@ -34,7 +34,8 @@ export function toModelFailure(error: unknown): unknown {
     type: modelTemporarilyUnavailable,
     nonRetryable: false,
     details: [{ status }],
-    ...(retryAfterMs !== undefined ? { nextRetryDelay: retryAfterMs } : {}),
+    // A zero delay is left to the retry policy: Temporal ends the retries of a failure whose next delay is zero.
+    ...(retryAfterMs !== undefined && retryAfterMs > 0 ? { nextRetryDelay: retryAfterMs } : {}),
   });
 }
 

@@ -5,6 +5,9 @@ import { patched } from '@temporalio/workflow';
  * with `patched()`, so its running sessions keep replaying. `arborSession`, the type new sessions start as, has every
  * change built in and asks nothing: a patch costs a marker and a `TemporalChangeVersion` upsert in each new session.
  * A change made from now on gets a new entry here, asked with `patched()` in both types.
+ *
+ * `arborSession` also does what no `sessionWorkflow` ever did, behind `hasBuiltInChanges()`: its sub-agents are given
+ * their environment by their parent, and visibility shows a turn `running` only once it is long enough to be seen.
  */
 export type SessionChange =
   | 'status-running-shown-from-tool-rounds'

@@ -53,6 +53,8 @@ describe('model faults from an OpenAI-compatible endpoint (dev server, fake mode
       // Temporal's own first backoff is 1 s; the provider asked for 2.
       minGapMs: 1_900,
     },
+    // Temporal would end the retries at a zero delay; the policy's own backoff is used instead.
+    { fault: 'a 503 whose Retry-After is zero', reply: { status: 503, headers: { 'retry-after': '0' }, body: { error: { message: 'overloaded', type: 'server_error' } } } },
     { fault: 'a 500', reply: { status: 500, body: { error: { message: 'internal error', type: 'server_error' } } } },
     { fault: 'a 503', reply: { status: 503, body: { error: { message: 'overloaded', type: 'server_error' } } } },
     { fault: 'a connection reset', reply: { reset: true } },

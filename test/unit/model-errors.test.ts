@@ -42,6 +42,11 @@ describe('toModelFailure', () => {
     expect(failure.nextRetryDelay).toBe(7000);
   });
 
+  it('leaves a Retry-After of zero (or a date already past) to the retry policy', () => {
+    expect(asFailure(toModelFailure(httpError(503, { 'retry-after': '0' }))).nextRetryDelay).toBeUndefined();
+    expect(asFailure(toModelFailure(httpError(429, { 'retry-after': 'Wed, 21 Oct 2015 07:28:00 GMT' }))).nextRetryDelay).toBeUndefined();
+  });
+
   it('sets nextRetryDelay from retry-after-ms in preference to Retry-After', () => {
     const failure = asFailure(toModelFailure(httpError(503, { 'retry-after-ms': '1500', 'retry-after': '30' })));
     expect(failure.nextRetryDelay).toBe(1500);

@@ -23,21 +23,23 @@ describe('session workflow types', () => {
   });
 
   /** Runs the demo model's delegation turn (one sync sub-agent) in a session of the given type; returns both histories. */
-  async function delegate(workflowType: string) {
-    return withWorker(env, demoModel, async (taskQueue) => {
-      const id = randomUUID();
-      await env.client.workflow.start(workflowType, { workflowId: id, taskQueue, args: [{ instruction: 'Please delegate the garden plan.' }] });
-      const session = new SessionHandle(id, env.client);
-      const snapshot = await session.waitUntilIdle({ timeoutMs: 20_000 });
-      expect(snapshot.children).toEqual([expect.objectContaining({ title: 'Demo helper', status: 'completed' })]);
-      expect(snapshot.last_message?.content).toContain('demo model');
-      const history = async (workflowId: string) => (await env.client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
-      return { root: await history(id), child: await history(snapshot.children[0]!.sub_session_id), roles: (await session.transcript()).map((entry) => entry.role) };
-    });
+  async function delegate(taskQueue: string, workflowType: string) {
+    const id = randomUUID();
+    await env.client.workflow.start(workflowType, { workflowId: id, taskQueue, args: [{ instruction: 'Please delegate the garden plan.' }] });
+    const session = new SessionHandle(id, env.client);
+    const snapshot = await session.waitUntilIdle({ timeoutMs: 20_000 });
+    expect(snapshot.children).toEqual([expect.objectContaining({ title: 'Demo helper', status: 'completed' })]);
+    expect(snapshot.last_message?.content).toContain('demo model');
+    const history = async (workflowId: string) => (await env.client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+    return { root: await history(id), child: await history(snapshot.children[0]!.sub_session_id), roles: (await session.transcript()).map((entry) => entry.role) };
   }
 
+  // Both types run side by side on one worker: what arborSession switches on stays in its own sessions.
+  const both = () => withWorker(env, demoModel, (taskQueue) => Promise.all([delegate(taskQueue, sessionWorkflowType), delegate(taskQueue, legacySessionWorkflowType)]));
+  let runs: ReturnType<typeof both> | undefined;
+
   it('start new sessions as arborSession, which asks no patches and whose sub-agents inherit its type and environment', async () => {
-    const { root, child, roles } = await delegate(sessionWorkflowType);
+    const [{ root, child, roles }] = await (runs ??= both());
     expect(workflowTypeOf(root)).toBe('arborSession');
     expect(workflowTypeOf(child)).toBe('arborSession');
     // The root asks the worker where it runs (one local activity); the sub-agent is told by its parent.
@@ -47,7 +49,7 @@ describe('session workflow types', () => {
   });
 
   it('still run sessions of the type before it, sessionWorkflow, whose sub-agents stay of that type and ask their patches', async () => {
-    const { root, child, roles } = await delegate(legacySessionWorkflowType);
+    const [, { root, child, roles }] = await (runs ??= both());
     expect(workflowTypeOf(root)).toBe('sessionWorkflow');
     expect(workflowTypeOf(child)).toBe('sessionWorkflow');
     expect(markerNames(root)).toContain('core_patch');
