@@ -3,6 +3,7 @@ import { snapshotQuery, userMessageSignal } from './shared/messages.js';
 import { closedStatuses, type SessionSnapshot, type SessionStatus } from './shared/session.js';
 
 import type { ToolReply } from './shared/tool-reply.js';
+import { listSubtree } from './tree-listing.js';
 
 type TreeReply<T> = ToolReply<T>;
 
@@ -51,6 +52,24 @@ export function createSessionTree(client: Client, heartbeat: () => void = () => 
       return { ok: false, error: `Session ${targetId} is not a sub-agent of this session (at any depth). Use listSubAgent to see yours.` };
     }
     return { ok: true, result: target };
+  }
+
+  /**
+   * How each member of a stopped subtree closed. With visibility (`rootId` given), one more listing answers for most,
+   * and adds sessions it had not indexed before the stop; a member it still shows running is described directly.
+   */
+  async function closingsOf(members: { session_id: string; title: string }[], rootId: string | undefined, targetId: string) {
+    const after = rootId ? new Map((await listSubtree(client, rootId, targetId))?.map((session) => [session.session_id, session])) : undefined;
+    const known = new Set(members.map((member) => member.session_id));
+    const late = [...(after?.values() ?? [])].filter((session) => !known.has(session.session_id) && session.execution_status === 'CANCELLED');
+    return Promise.all(
+      [...members, ...late].map(async (member) => {
+        const seen = after?.get(member.session_id);
+        if (seen && seen.execution_status !== 'RUNNING') return { member, status: seen.execution_status, closeTime: seen.close_time ?? Infinity };
+        const description = await client.workflow.getHandle(member.session_id).describe();
+        return { member, status: description.status.name, closeTime: description.closeTime?.getTime() ?? Infinity };
+      }),
+    );
   }
 
   /** Every session below `rootId`, walking down through the children each one records. */
@@ -141,7 +160,11 @@ export function createSessionTree(client: Client, heartbeat: () => void = () => 
         if (!target) return { ok: false, error: `No session with id ${targetId}.` };
       }
       if (closedStatuses.includes(target.status)) return { ok: false, error: `Session ${targetId} has already ended (${target.status}).` };
-      const members = [target, ...(await subtree(targetId, false))];
+      // Visibility lists the tree in one call; without it (or before it has indexed the target), queries walk it.
+      const listed = await listSubtree(client, target.root_session_id, targetId);
+      const members = listed
+        ? listed.filter((session) => session.execution_status === 'RUNNING')
+        : [target, ...(await subtree(targetId, false))].map(({ session_id, title }) => ({ session_id, title }));
       const handle = client.workflow.getHandle(targetId);
       const beating = setInterval(heartbeat, 2_000);
       try {
@@ -150,12 +173,7 @@ export function createSessionTree(client: Client, heartbeat: () => void = () => 
       } finally {
         clearInterval(beating);
       }
-      const closed = await Promise.all(
-        members.map(async (member) => {
-          const description = await client.workflow.getHandle(member.session_id).describe();
-          return { member, status: description.status.name, closeTime: description.closeTime?.getTime() ?? Infinity };
-        }),
-      );
+      const closed = await closingsOf(members, listed !== undefined ? target.root_session_id : undefined, targetId);
       const stopped = closed
         .filter((entry) => entry.status === 'CANCELLED')
         .sort((a, b) => a.closeTime - b.closeTime)
