@@ -67,6 +67,8 @@ export async function startDevServer(variant: ServerVariant): Promise<DevServer>
       executable: { type: 'existing-path', path: await locateBinaryPath('cli') },
       searchAttributes: [rootSessionIdKey, parentSessionIdKey, statusKey, titleKey],
       ...(directory ? { dbFilename: join(directory, 'temporal.db') } : {}),
+      // BENCH_SERVER_ARGS: more dev server flags, e.g. `--dynamic-config-value history.eventsCacheMaxSizeBytes=33554432`.
+      ...(process.env.BENCH_SERVER_ARGS ? { extraArgs: process.env.BENCH_SERVER_ARGS.split(/\s+/).filter(Boolean) } : {}),
     },
   });
   return {

@@ -27,7 +27,8 @@ export interface SpawnRequest {
   title: string;
   instruction: string;
   mode: SubAgentMode;
-  tools: string[];
+  /** Absent: every tool the deployment serves. */
+  tools: string[] | undefined;
   system_prompt?: string | undefined;
   max_turns?: number | undefined;
   model: string;

@@ -19,7 +19,7 @@ export async function spawnSubAgent(args: ToolArgs<typeof subAgent>, context: To
     title: args.title,
     instruction: args.instruction,
     mode: args.mode,
-    tools: args.tools ?? [...context.toolNames],
+    tools: args.tools ?? inheritedTools(context),
     system_prompt: args.system_prompt,
     max_turns: args.max_turns,
     model: args.model ?? context.state.model,
@@ -30,6 +30,17 @@ export async function spawnSubAgent(args: ToolArgs<typeof subAgent>, context: To
   const result = await finished;
   if (result === 'stopped') return JSON.stringify({ sub_session_id: id, status: 'stopped', content: 'The sub-agent was stopped before it finished.' });
   return JSON.stringify({ sub_session_id: id, status: result.status, content: result.final_message ?? '' });
+}
+
+/**
+ * The tools a sub-agent gets when the model names none: its parent's. Left out of the child's input when they are all
+ * the tools this deployment serves, which the child chooses by itself: a fan-out of hundreds then starts children
+ * with small inputs.
+ */
+function inheritedTools(context: ToolContext): string[] | undefined {
+  const served = allToolNames.filter((name) => !context.state.unavailableTools.includes(name));
+  const same = served.length === context.toolNames.length && served.every((name) => context.toolNames.includes(name));
+  return same ? undefined : [...context.toolNames];
 }
 
 export async function listSubAgents(context: ToolContext): Promise<string> {
