@@ -145,6 +145,9 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     '--log-level', options.logLevel ?? 'warn',
     // No phoning home for version checks (as @temporalio/testing does too).
     '--dynamic-config-value', 'frontend.enableServerVersionCheck=false',
+    // A parent starting hundreds of sub-agents at once writes their start events in one batch; past the default 512 KiB
+    // events cache the server reads that batch back for every child it starts (bench/RESULTS.md, B4).
+    '--dynamic-config-value', 'history.eventsCacheMaxSizeBytes=67108864',
   ];
   if (ui && uiPort) args.push('--ui-port', String(uiPort));
   else args.push('--headless');
