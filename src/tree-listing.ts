@@ -35,7 +35,10 @@ export async function listSubtree(client: Client, rootId: string, targetId: stri
   if (!target) return undefined;
   const children = new Map<string, ListedSession[]>();
   for (const session of listed.values()) {
-    if (session.parent_session_id) children.set(session.parent_session_id, [...(children.get(session.parent_session_id) ?? []), session]);
+    if (!session.parent_session_id) continue;
+    const siblings = children.get(session.parent_session_id);
+    if (siblings) siblings.push(session);
+    else children.set(session.parent_session_id, [session]);
   }
   const found = [target];
   for (let index = 0; index < found.length; index++) found.push(...(children.get(found[index]!.session_id) ?? []));

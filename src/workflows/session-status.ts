@@ -15,7 +15,7 @@ export interface StatusReporter {
 }
 
 /** arborSession: how long a turn runs before visibility shows it `running` (a shorter state is stale before a list shows it). */
-export const runningShownAfterMs = 2_000;
+const runningShownAfterMs = 2_000;
 
 /**
  * The session status and the `ArborStatus` search attribute that shows it in visibility (list filters, the Web UI).
