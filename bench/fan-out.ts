@@ -30,14 +30,13 @@ import {
   loadAverage,
   quietRuntime,
   resultName,
-  signalSpanInHistory,
   sleep,
   startDevServer,
   startFakeModel,
   waitFor,
   writeResults,
 } from './harness.js';
-import { ratio, round, summary, verdict } from './stats.js';
+import { ratio, summary, verdict } from './stats.js';
 
 quietRuntime();
 const args = benchArgs();
@@ -111,10 +110,9 @@ async function arborFanOut(children: number, label: string): Promise<ArborSample
   const failed = snapshot.children.filter((child) => child.status !== 'completed').length;
   if (failed > 0) throw new Error(`${failed} sub-agents of ${rootId} did not complete`);
   const trouble = await historyTrouble(env.client, rootId, started.firstExecutionRunId);
-  const span = await signalSpanInHistory(env.client, rootId, started.firstExecutionRunId, 'userMessage', 'subAgentFinished');
   const timeline = await parentTimeline(env.client, rootId, started.firstExecutionRunId, 'userMessage', 'subAgentFinished');
   await env.client.workflow.getHandle(rootId).terminate();
-  return { cpu: cpu!, timeline, all_finished_ms: span, all_finished_seen_ms: allFinished, root_idle_ms: rootIdle, root_turns: snapshot.turn, trouble };
+  return { cpu: cpu!, timeline, all_finished_ms: timeline.last_report_ms, all_finished_seen_ms: allFinished, root_idle_ms: rootIdle, root_turns: snapshot.turn, trouble };
 }
 
 async function floorFanOut(children: number, label: string) {
@@ -126,10 +124,9 @@ async function floorFanOut(children: number, label: string) {
   await waitFor(async () => (await parent.query(bareFinishedChildrenQuery)) === children, pollMs(children));
   const elapsed = performance.now() - start;
   const cpu = await meter.read();
-  const span = await signalSpanInHistory(env.client, parent.workflowId, parent.firstExecutionRunId, 'bareFanOut', 'bareChildFinished');
   const timeline = await parentTimeline(env.client, parent.workflowId, parent.firstExecutionRunId, 'bareFanOut', 'bareChildFinished');
   await parent.terminate();
-  return { ms: span, seen_ms: elapsed, cpu, timeline };
+  return { ms: timeline.last_report_ms, seen_ms: elapsed, cpu, timeline };
 }
 
 const results = await arborWorker.runUntil(() =>

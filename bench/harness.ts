@@ -87,7 +87,7 @@ let clockTicksPerSecond: number | undefined;
  * CPU milliseconds used so far by the processes this one started that still run (the Temporal server); undefined off
  * Linux. Read before and after a measurement, it shows the server's share of the work beside the worker's.
  */
-export async function childProcessesCpuMs(): Promise<number | undefined> {
+async function childProcessesCpuMs(): Promise<number | undefined> {
   if (process.platform !== 'linux') return undefined;
   clockTicksPerSecond ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
   let ticks = 0;
@@ -354,24 +354,6 @@ export async function turnTimesInHistory(client: Client, workflowId: string, fir
   return times;
 }
 
-/**
- * As the server recorded it, over all runs of a workflow: milliseconds from the first signal named `from` to the last
- * signal named `to`. Unlike a client polling a query, measuring this way adds no work to the worker being measured.
- */
-export async function signalSpanInHistory(client: Client, workflowId: string, firstRunId: string, from: string, to: string): Promise<number> {
-  let first: number | undefined;
-  let last: number | undefined;
-  for await (const events of runHistories(client, workflowId, firstRunId)) {
-    for (const event of events) {
-      const name = event.workflowExecutionSignaledEventAttributes?.signalName;
-      if (name === from) first ??= eventTimeMs(event);
-      if (name === to) last = eventTimeMs(event);
-    }
-  }
-  if (first === undefined || last === undefined) throw new Error(`no ${from} then ${to} signals in the history of ${workflowId}`);
-  return last - first;
-}
-
 /** As the server recorded it: milliseconds from the cancel request of a workflow (one run) to its close. */
 export async function cancellationSpanInHistory(client: Client, workflowId: string): Promise<number> {
   const events = (await client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
@@ -382,8 +364,9 @@ export async function cancellationSpanInHistory(client: Client, workflowId: stri
 }
 
 /**
- * Where a parent's time went, from its history (all runs): when its last child had started and when the last child's
- * report arrived, counted from the first signal named `from`; and its slowest workflow task (started to completed).
+ * Where a parent's time went, as the server recorded it over all its runs (measuring this way adds no work to the
+ * worker being measured): when its last child had started and when the last child's report arrived, in milliseconds
+ * from the first signal named `from`; and its slowest workflow task (started to completed).
  */
 export async function parentTimeline(client: Client, workflowId: string, firstRunId: string, from: string, report: string) {
   let origin: number | undefined;
@@ -402,6 +385,6 @@ export async function parentTimeline(client: Client, workflowId: string, firstRu
       if (event.workflowTaskCompletedEventAttributes && taskStarted !== undefined) slowestTask = Math.max(slowestTask, at - taskStarted);
     }
   }
-  const round = (ms: number) => Math.round(ms);
-  return { last_child_started_ms: round(lastChildStarted), last_report_ms: round(lastReport), slowest_workflow_task_ms: round(slowestTask) };
+  if (origin === undefined || lastReport === 0) throw new Error(`no ${from} then ${report} signals in the history of ${workflowId}`);
+  return { last_child_started_ms: Math.round(lastChildStarted), last_report_ms: lastReport, slowest_workflow_task_ms: Math.round(slowestTask) };
 }
