@@ -9,18 +9,9 @@ import { patched } from '@temporalio/workflow';
  * `arborSession` also does what no `sessionWorkflow` ever did, behind `hasBuiltInChanges()`: its sub-agents are given
  * their environment by their parent, and visibility shows a turn `running` only once it is long enough to be seen.
  */
-export type SessionChange =
-  | 'status-running-shown-from-tool-rounds'
-  | 'turn-takes-bounded-inbox-batch'
-  | 'continue-as-new-at-history-length'
-  | 'tell-parent-when-finished'
-  | 'sub-agent-limit-counts-starting'
-  | 'sub-agents-outlive-continue-as-new'
-  | 'continue-as-new-with-running-sub-agents'
-  | 'wait-ends-on-user-messages-only';
 
-/** Changes `arborSession` was born with; a later change is not in this list and is asked in both types. */
-const builtIn: ReadonlySet<SessionChange> = new Set<SessionChange>([
+/** Changes `arborSession` was born with. A later change is added to `SessionChange` only, and is asked in both types. */
+const builtInChanges = [
   'status-running-shown-from-tool-rounds',
   'turn-takes-bounded-inbox-batch',
   'continue-as-new-at-history-length',
@@ -29,7 +20,11 @@ const builtIn: ReadonlySet<SessionChange> = new Set<SessionChange>([
   'sub-agents-outlive-continue-as-new',
   'continue-as-new-with-running-sub-agents',
   'wait-ends-on-user-messages-only',
-]);
+] as const;
+
+export type SessionChange = (typeof builtInChanges)[number];
+
+const builtIn: ReadonlySet<SessionChange> = new Set(builtInChanges);
 
 // Module state is per workflow: the worker evaluates the workflow bundle's modules for each workflow it runs.
 let changesBuiltIn = false;
