@@ -57,10 +57,20 @@ interface FloorToolActivities {
 const memoryTools = proxyActivities<FloorToolActivities>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 5 } });
 const webTools = proxyActivities<FloorToolActivities>({ startToCloseTimeout: '2 minutes', retry: { initialInterval: '2 seconds', maximumAttempts: 3 } });
 
-/** A turn's work in bare code: a model call, the round's tool activities all at once, and the model call after them. */
-export async function bareToolTurnWorkflow(): Promise<void> {
-  const inbox: BareToolTurn[] = [];
-  let turns = 0;
+export interface BareToolTurnInput {
+  /** Continue as new after a turn once the history is this long, as an Arbor session does. */
+  historyLimit: number;
+  turns?: number;
+  inbox?: BareToolTurn[];
+}
+
+/**
+ * A turn's work in bare code: a model call, the round's tool activities all at once, and the model call after them.
+ * Like a session, it continues as new between turns at the same history length (a long-lived workflow must).
+ */
+export async function bareToolTurnWorkflow(input: BareToolTurnInput): Promise<void> {
+  const inbox: BareToolTurn[] = [...(input.inbox ?? [])];
+  let turns = input.turns ?? 0;
   setHandler(bareToolTurnSignal, (turn) => void inbox.push(turn));
   setHandler(bareTurnsQuery, () => turns);
   for (;;) {
@@ -76,6 +86,10 @@ export async function bareToolTurnWorkflow(): Promise<void> {
       await bareModelCall(`${turn.text}\n${JSON.stringify(results)}`);
     }
     turns += 1;
+    const info = workflowInfo();
+    if (inbox.length === 0 && (info.continueAsNewSuggested || info.historyLength >= input.historyLimit)) {
+      await continueAsNew<typeof bareToolTurnWorkflow>({ ...input, turns, inbox });
+    }
   }
 }
 

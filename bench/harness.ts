@@ -15,6 +15,7 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type WorkerOptions, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import OpenAI from 'openai';
 import { createActivities, type ActivityDependencies } from '../src/activities/index.js';
+import { HistoryWatch } from '../src/events/history-watch.js';
 import type { ModelSettings } from '../src/activities/model-settings.js';
 import { parentSessionIdKey, rootSessionIdKey, statusKey, titleKey } from '../src/shared/search-attributes.js';
 import { locateBinary, locateBinaryPath, toSdkExecutable } from '../src/temporal/binaries.js';
@@ -197,7 +198,7 @@ export async function createArborBenchWorker(
   });
 }
 
-/** The floor's model call: the same request to the fake model that a session makes, with nothing around it. */
+/** The floor's model call: one short message to the same fake model (a session's request also carries its conversation and tool specs). */
 export function bareModelActivities(model: FakeModel) {
   return {
     async bareModelCall(text: string): Promise<string> {
@@ -224,6 +225,22 @@ export async function waitFor(predicate: () => Promise<boolean> | boolean, inter
     if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
     await sleep(intervalMs);
   }
+}
+
+/**
+ * A waiter for one workflow (over its continue-as-new runs): asks `done` again each time the history grows, sleeping
+ * on the server's history long poll in between, as `SessionHandle.events()` does. Unlike polling a query every few
+ * milliseconds, waiting puts no queries on the worker whose turns are being timed.
+ */
+export function historyWaiter(client: Client, workflowId: string) {
+  let watch: HistoryWatch | undefined;
+  return async function waitUntil(done: () => Promise<boolean>): Promise<void> {
+    for (;;) {
+      if (await done()) return;
+      watch ??= new HistoryWatch(client, workflowId, (await client.workflow.getHandle(workflowId).describe()).runId);
+      if ((await watch.next()) === 'closed') watch = undefined;
+    }
+  };
 }
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -327,31 +344,45 @@ export async function historyTrouble(client: Client, workflowId: string, firstRu
   return trouble;
 }
 
+/** A turn as the server recorded it, and whether it ended in a later run than it began (it continued as new). */
+export interface TurnInHistory {
+  ms: number;
+  continuedAsNew: boolean;
+}
+
 /**
  * Turn times as the server recorded them, over all runs of a workflow: for each signal named `signalName`, from its
  * event to the last completed workflow task before the next such signal. Unlike a client polling a query, this sees
- * only the workflow's own progress.
+ * only the workflow's own progress. A turn that continued as new ends with the new run's first workflow task.
  */
-export async function turnTimesInHistory(client: Client, workflowId: string, firstRunId: string, signalName: string): Promise<number[]> {
-  const times: number[] = [];
+export async function turnTimesInHistory(client: Client, workflowId: string, firstRunId: string, signalName: string): Promise<TurnInHistory[]> {
+  const turns: TurnInHistory[] = [];
   let signalAt: number | undefined;
+  let signalRun = 0;
   let lastTaskAt: number | undefined;
+  let lastTaskRun = 0;
+  let run = 0;
   const close = () => {
-    if (signalAt !== undefined && lastTaskAt !== undefined && lastTaskAt >= signalAt) times.push(lastTaskAt - signalAt);
+    if (signalAt !== undefined && lastTaskAt !== undefined && lastTaskAt >= signalAt) {
+      turns.push({ ms: lastTaskAt - signalAt, continuedAsNew: lastTaskRun > signalRun });
+    }
   };
   for await (const events of runHistories(client, workflowId, firstRunId)) {
+    run += 1;
     for (const event of events) {
       if (event.workflowExecutionSignaledEventAttributes?.signalName === signalName) {
         close();
         signalAt = eventTimeMs(event);
+        signalRun = run;
         lastTaskAt = undefined;
       } else if (event.workflowTaskCompletedEventAttributes) {
         lastTaskAt = eventTimeMs(event);
+        lastTaskRun = run;
       }
     }
   }
   close();
-  return times;
+  return turns;
 }
 
 /** As the server recorded it: milliseconds from the cancel request of a workflow (one run) to its close. */

@@ -5,9 +5,10 @@
  *   - webFetch of a loopback page that answers after 50 ms (k = 1, 4, 16): a call that waits, so a round of k calls
  *     takes about as long as a round of one only if the calls run concurrently.
  * The floor is a bare workflow doing the same per turn: a signal, a model-call activity, the same tool activity k
- * times at once, a model-call activity. Turns of every kind are interleaved, Arbor then floor. A turn is timed as the
+ * times at once, a model-call activity, and it continues as new at the same history length as the session (5,000
+ * events). Turns of every kind are interleaved, Arbor then floor. A turn is timed as the
  * server recorded it (from the message's signal event to the turn's last completed workflow task), and as the client
- * saw it (from sending to a polled query showing the turn done).
+ * saw it (from sending to a query showing the turn done; the client asks again each time the history grows).
  *   npx tsx bench/tool-calls.ts [samples] [--sqlite] [--no-search-attributes]
  */
 import { createServer } from 'node:http';
@@ -25,6 +26,7 @@ import {
   createArborBenchWorker,
   createFloorWorker,
   historyTrouble,
+  historyWaiter,
   lastMessage,
   loadAverage,
   quietRuntime,
@@ -32,7 +34,7 @@ import {
   startDevServer,
   startFakeModel,
   turnTimesInHistory,
-  waitFor,
+  type TurnInHistory,
   writeResults,
 } from './harness.js';
 import { percentiles, ratio, verdict } from './stats.js';
@@ -43,6 +45,8 @@ const samples = args.size ?? 60;
 const warmup = 5;
 const owner = 'bench-tools';
 const pageDelayMs = 50;
+// Both continue as new between turns once a run's history has this many events (Arbor's default).
+const historyLimit = 5_000;
 const loadAtStart = loadAverage();
 
 type Tool = BareToolTurn['tool'];
@@ -97,10 +101,16 @@ async function measure() {
   for (const text of ['coffee at nine', 'deploy on fridays is forbidden', 'tea for the team', 'coffee beans from Kenya']) await memories.save(text);
 
   const sessionId = `bench-tools-${Date.now()}`;
-  const started = await env.client.workflow.start(sessionWorkflowType, { taskQueue: 'bench-arbor', workflowId: sessionId, args: [{ title: 'bench', owner }] });
+  const started = await env.client.workflow.start(sessionWorkflowType, { taskQueue: 'bench-arbor', workflowId: sessionId, args: [{ title: 'bench', owner, history_limit: historyLimit }] });
   const session = new SessionHandle(sessionId, env.client);
-  const bare = await env.client.workflow.start('bareToolTurnWorkflow', { taskQueue: 'bench-bare', workflowId: `bare-tools-${Date.now()}` });
+  const bare = await env.client.workflow.start('bareToolTurnWorkflow', {
+    taskQueue: 'bench-bare',
+    workflowId: `bare-tools-${Date.now()}`,
+    args: [{ historyLimit }],
+  });
 
+  const arborTurnEnd = historyWaiter(env.client, sessionId);
+  const floorTurnEnd = historyWaiter(env.client, bare.workflowId);
   const arbor = kinds.map(() => [] as number[]);
   const floor = kinds.map(() => [] as number[]);
   let arborTurns = 0;
@@ -111,7 +121,7 @@ async function measure() {
       let start = performance.now();
       await session.send(text);
       const turn = ++arborTurns;
-      await waitFor(async () => {
+      await arborTurnEnd(async () => {
         const snapshot = await session.snapshot();
         return snapshot.turn === turn && snapshot.status === 'idle';
       });
@@ -121,7 +131,7 @@ async function measure() {
       start = performance.now();
       await bare.signal(bareToolTurnSignal, { text, tool: kind.tool === 'none' ? 'searchMemory' : kind.tool, calls, owner });
       const bareTurn = ++floorTurns;
-      await waitFor(async () => (await bare.query(bareTurnsQuery)) === bareTurn);
+      await floorTurnEnd(async () => (await bare.query(bareTurnsQuery)) === bareTurn);
       if (i >= warmup) floor[index]!.push(performance.now() - start);
     }
   }
@@ -133,10 +143,10 @@ async function measure() {
     floor: await historyTrouble(env.client, bare.workflowId, bare.firstExecutionRunId),
   };
   // The same turns as the server recorded them: from the message's signal to the turn's last workflow task.
-  const byKind = (times: number[]) => {
-    const out = kinds.map(() => [] as number[]);
-    times.forEach((time, turn) => {
-      if (Math.floor(turn / kinds.length) >= warmup) out[turn % kinds.length]!.push(time);
+  const byKind = (turns: TurnInHistory[]) => {
+    const out = kinds.map(() => [] as TurnInHistory[]);
+    turns.forEach((turn, index) => {
+      if (Math.floor(index / kinds.length) >= warmup) out[index % kinds.length]!.push(turn);
     });
     return out;
   };
@@ -165,9 +175,28 @@ function kindFigures(arbor: number[][], floor: number[][]) {
     };
   });
 }
-// The target is judged on the server's record of each turn; the client's view (polling a query every 2 ms, as B1
-// does) is shown too: it adds the query's own latency, which now and then stalls for seconds (see RESULTS.md).
-const figures = kindFigures(measured.history.arbor, measured.history.floor);
+// The target is judged on the server's record of each turn; the client's view (a query after each history change) is
+// shown too: it adds the long poll's wake-up and the query's own latency, which now and then stalls for seconds (see
+// RESULTS.md).
+const msOf = (turns: TurnInHistory[][]) => turns.map((kind) => kind.map((turn) => turn.ms));
+const figures = kindFigures(msOf(measured.history.arbor), msOf(measured.history.floor));
+// Both continue as new now and then; a turn that did ends with the new run's first workflow task. What tool calls add
+// to a turn, over the iterations where neither that turn nor the turn without tools continued as new:
+const withoutContinueAsNew = (turns: TurnInHistory[][], index: number) =>
+  turns[index]!.flatMap((turn, i) => (turn.continuedAsNew || turns[0]![i]!.continuedAsNew ? [] : [turn.ms - turns[0]![i]!.ms]));
+const continueAsNewFigures = kinds.slice(1).map((kind, offset) => {
+  const index = offset + 1;
+  const added = { arbor: percentiles(withoutContinueAsNew(measured.history.arbor, index)), floor: percentiles(withoutContinueAsNew(measured.history.floor, index)) };
+  return {
+    label: kind.label,
+    turns_continued_as_new: {
+      arbor: measured.history.arbor[index]!.filter((turn) => turn.continuedAsNew).length,
+      floor: measured.history.floor[index]!.filter((turn) => turn.continuedAsNew).length,
+    },
+    added_without_continue_as_new_ms: added,
+    added_ratio_without_continue_as_new: { p50: ratio(added.arbor.p50, added.floor.p50), p99: ratio(added.arbor.p99, added.floor.p99) },
+  };
+});
 const clientFigures = kindFigures(measured.client.arbor, measured.client.floor);
 const table: Record<string, Record<string, number>> = {};
 figures.forEach((figure, index) => {
@@ -203,6 +232,13 @@ const concurrency = Object.fromEntries(
     ]),
 );
 console.log(`B2 concurrency (a round of N webFetch calls over a round of one, at p50; 1 = concurrent, N = serial): ${JSON.stringify(concurrency)}`);
+for (const figure of continueAsNewFigures) {
+  const { arbor, floor } = figure.turns_continued_as_new;
+  console.log(
+    `B2 ${figure.label}, turns that continued as new left out (Arbor ${arbor}, floor ${floor}): ` +
+      `${figure.added_ratio_without_continue_as_new.p50}x at p50, ${figure.added_ratio_without_continue_as_new.p99}x at p99`,
+  );
+}
 console.log(`history trouble (retries, failed or timed-out tasks): ${JSON.stringify(measured.trouble)}`);
 if (measured.toolErrors.length > 0) console.log(`warning: ${measured.toolErrors.length} of ${measured.toolCalls} tool calls failed, e.g. ${measured.toolErrors[0]}`);
 const file = await writeResults(resultName('tool-calls', args.server, args.searchAttributes), {
@@ -214,7 +250,9 @@ const file = await writeResults(resultName('tool-calls', args.server, args.searc
   page_delay_ms: pageDelayMs,
   load_average_at_start: loadAtStart,
   kinds: figures,
+  kinds_without_continue_as_new: continueAsNewFigures,
   kinds_seen_by_client: clientFigures,
+  history_limit: historyLimit,
   concurrency_round_of_n_over_round_of_one: concurrency,
   tool_calls: measured.toolCalls,
   tool_errors: measured.toolErrors.length,

@@ -1,6 +1,8 @@
 import type { Client } from '@temporalio/client';
 import { abortableCall } from './abortable-call.js';
 
+const historyPageSize = 256;
+
 /**
  * Wakes a reader when a workflow's history grows, with the server's long poll on history (`waitNewEvent`): no
  * busy polling, and nothing written to the watched workflow. Every change a session makes completes a workflow task,
@@ -25,7 +27,8 @@ export class HistoryWatch {
           execution: { workflowId: this.workflowId, runId: this.runId },
           waitNewEvent: true,
           skipArchival: true,
-          maximumPageSize: 1000,
+          // The server's largest page; asking more only logs a warning on the server for every call.
+          maximumPageSize: historyPageSize,
           ...(this.nextPageToken ? { nextPageToken: this.nextPageToken } : {}),
         });
       const response = await abortableCall(this.client, signal, request);
