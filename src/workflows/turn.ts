@@ -61,12 +61,14 @@ export async function runTurn(state: SessionState, settings: TurnSettings, curso
     services.toolRoundStarted(toolCalls);
 
     // Independent calls run concurrently; each result is an event as soon as it is ready, and joins the transcript in call order.
+    // Not async functions: the SDK captures a stack trace for every promise workflow code creates.
     const results = await Promise.all(
-      toolCalls.map(async (call, index) => {
+      toolCalls.map((call, index) => {
         const stepKey = `${state.identity.session_id}/turn-${state.turn}/round-${round}/call-${index}`;
-        const outcome = await dispatchToolCall(call, allowedTools, { state, toolNames: settings.toolNames, stepKey, ...services });
-        state.toolFinished(call, outcome);
-        return outcome;
+        return dispatchToolCall(call, allowedTools, { state, toolNames: settings.toolNames, stepKey, ...services }).then((outcome) => {
+          state.toolFinished(call, outcome);
+          return outcome;
+        });
       }),
     );
     const outcomes = shareRoundBudget(results);

@@ -33,7 +33,8 @@ export async function dispatchToolCall(
   }
 }
 
-async function runToolCall(call: ToolCall, allowedTools: ReadonlySet<string>, context: ToolContext): Promise<string> {
+/** Throws the model's mistakes at once; not async, since the SDK captures a stack trace for every workflow promise. */
+function runToolCall(call: ToolCall, allowedTools: ReadonlySet<string>, context: ToolContext): string | Promise<string> {
   const tool = allowedTools.has(call.name) ? findTool(call.name) : undefined;
   if (!tool) {
     const available = [...allowedTools].join(', ') || 'none';
@@ -45,7 +46,7 @@ async function runToolCall(call: ToolCall, allowedTools: ReadonlySet<string>, co
     throw new ToolError(`Invalid arguments for ${tool.name}:\n${z.prettifyError(parsed.error)}`);
   }
   const handler = toolHandlers[tool.name as ToolName] as (args: unknown, context: ToolContext) => string | Promise<string>;
-  return await handler(parsed.data, context);
+  return handler(parsed.data, context);
 }
 
 function parseArguments(text: string): unknown {

@@ -15,6 +15,6 @@ export async function writeMemory(write: MemoryWrite, { state, stepKey }: ToolCo
   return replyText(await memory.writeMemory({ owner: state.identity.owner, update_id: `memory/${stepKey}`, request }));
 }
 
-export async function readMemory(read: MemoryRead, { state }: ToolContext): Promise<string> {
-  return replyText(await memory.readMemory({ owner: state.identity.owner, request: read }));
+export function readMemory(read: MemoryRead, { state }: ToolContext): Promise<string> {
+  return memory.readMemory({ owner: state.identity.owner, request: read }).then(replyText);
 }

@@ -9,13 +9,13 @@ const web = proxyActivities<Activities>({
   retry: { initialInterval: '2 seconds', maximumAttempts: 3 },
 });
 
-export async function searchWeb(args: ToolArgs<typeof webSearch>): Promise<string> {
+export function searchWeb(args: ToolArgs<typeof webSearch>): Promise<string> {
   const summary = `webSearch: ${args.query.length > 80 ? `${args.query.slice(0, 79)}…` : args.query}`;
-  return replyText(await web.searchWeb.executeWithOptions({ summary }, [args]));
+  return web.searchWeb.executeWithOptions({ summary }, [args]).then(replyText);
 }
 
-export async function fetchWeb(args: ToolArgs<typeof webFetch>): Promise<string> {
-  return replyText(await web.fetchWebPage.executeWithOptions({ summary: `webFetch: ${hostOf(args.url)}` }, [args]));
+export function fetchWeb(args: ToolArgs<typeof webFetch>): Promise<string> {
+  return web.fetchWebPage.executeWithOptions({ summary: `webFetch: ${hostOf(args.url)}` }, [args]).then(replyText);
 }
 
 function hostOf(url: string): string {
