@@ -14,7 +14,11 @@ import proto from '@temporalio/proto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type WorkerOptions, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import OpenAI from 'openai';
+import { Context } from '@temporalio/activity';
 import { createActivities, type ActivityDependencies } from '../src/activities/index.js';
+import { toolSpecs } from '../src/activities/tool-specs.js';
+import { defaultSystemPrompt } from '../src/shared/prompts.js';
+import { toolNames } from '../src/shared/tools/registry.js';
 import { HistoryWatch } from '../src/events/history-watch.js';
 import type { ModelSettings } from '../src/activities/model-settings.js';
 import { parentSessionIdKey, rootSessionIdKey, statusKey, titleKey } from '../src/shared/search-attributes.js';
@@ -204,6 +208,27 @@ export function bareModelActivities(model: FakeModel) {
     async bareModelCall(text: string): Promise<string> {
       const reply = await model.openai.chat.completions.create({ model: 'bench', messages: [{ role: 'user', content: text }] });
       return reply.choices[0]?.message.content ?? '';
+    },
+  };
+}
+
+/**
+ * A floor model call that sends what a session's does: the system prompt, its run's conversation so far and every
+ * tool spec. It separates what the model request costs from what Temporal costs.
+ */
+export function conversationalModelActivities(model: FakeModel) {
+  const conversations = new Map<string, OpenAI.Chat.ChatCompletionMessageParam[]>();
+  const tools = toolSpecs(toolNames);
+  return {
+    async bareModelCall(text: string): Promise<string> {
+      const runId = Context.current().info.workflowExecution?.runId ?? '';
+      const conversation = conversations.get(runId) ?? [];
+      conversations.set(runId, conversation);
+      conversation.push({ role: 'user', content: text });
+      const reply = await model.openai.chat.completions.create({ model: 'bench', messages: [{ role: 'system', content: defaultSystemPrompt }, ...conversation], tools });
+      const content = reply.choices[0]?.message.content ?? '';
+      conversation.push({ role: 'assistant', content });
+      return content;
     },
   };
 }

@@ -9,7 +9,9 @@
  * events). Turns of every kind are interleaved, Arbor then floor. A turn is timed as the
  * server recorded it (from the message's signal event to the turn's last completed workflow task), and as the client
  * saw it (from sending to a query showing the turn done; the client asks again each time the history grows).
- *   npx tsx bench/tool-calls.ts [samples] [--sqlite] [--no-search-attributes]
+ * With BENCH_FLOOR_CONVERSATION=1, the floor's model calls also carry a system prompt, the run's conversation and every
+ * tool spec, as a session's do: what is left is then Temporal's share and Arbor's workflow code.
+ *   npx tsx bench/tool-calls.ts [samples, default 300] [--sqlite] [--no-search-attributes]
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -23,6 +25,7 @@ import { bareToolTurnSignal, bareTurnsQuery, type BareToolTurn } from './floor-w
 import {
   bareModelActivities,
   benchArgs,
+  conversationalModelActivities,
   createArborBenchWorker,
   createFloorWorker,
   historyTrouble,
@@ -89,8 +92,10 @@ const server = await startDevServer(args.server);
 const { env } = server;
 const fetchAllow = parseAllowList('127.0.0.1');
 const arborWorker = await createArborBenchWorker(env, model, 'bench-arbor', { activities: { fetchAllow }, searchAttributes: args.searchAttributes });
+// BENCH_FLOOR_CONVERSATION=1: the floor's model calls carry a conversation and tool specs as a session's do.
+const floorSendsConversation = process.env.BENCH_FLOOR_CONVERSATION === '1';
 const floorWorker = await createFloorWorker(env, 'bench-bare', {
-  ...bareModelActivities(model),
+  ...(floorSendsConversation ? conversationalModelActivities(model) : bareModelActivities(model)),
   ...createMemoryActivities(env.client),
   ...createWebActivities({ search: { engines: [] }, fetchAllow }),
 });
@@ -242,7 +247,7 @@ for (const figure of continueAsNewFigures) {
 }
 console.log(`history trouble (retries, failed or timed-out tasks): ${JSON.stringify(measured.trouble)}`);
 if (measured.toolErrors.length > 0) console.log(`warning: ${measured.toolErrors.length} of ${measured.toolCalls} tool calls failed, e.g. ${measured.toolErrors[0]}`);
-const file = await writeResults(resultName('tool-calls', args.server, args.searchAttributes), {
+const file = await writeResults(`${resultName('tool-calls', args.server, args.searchAttributes)}${floorSendsConversation ? '.floor-conversation' : ''}`, {
   benchmark: 'B2 tool calls',
   server: args.server,
   search_attributes: args.searchAttributes,
@@ -254,6 +259,7 @@ const file = await writeResults(resultName('tool-calls', args.server, args.searc
   kinds_without_continue_as_new: continueAsNewFigures,
   kinds_seen_by_client: clientFigures,
   history_limit: historyLimit,
+  floor_sends_conversation: floorSendsConversation,
   concurrency_round_of_n_over_round_of_one: concurrency,
   tool_calls: measured.toolCalls,
   tool_errors: measured.toolErrors.length,
