@@ -22,6 +22,7 @@ import { TaskBoard } from './task-board.js';
 import { Goals, goalContinuationPrefix } from './goals.js';
 import { Loops, loopFiringPrefix, type LoopLimits } from './loops.js';
 import { CronJobs } from './cron-jobs.js';
+import { toolNames } from '../shared/tools/registry.js';
 import { defaultLoopMaxAgeSeconds, defaultLoopMinIntervalSeconds } from '../shared/tools/loops.js';
 
 export interface StateClock {
@@ -197,6 +198,11 @@ export class SessionState {
     this.touch();
     if (options.emit !== false) this.emitEntry(full);
     return full;
+  }
+
+  /** Every built-in tool this deployment can serve (in registry order), less those its environment lacks. */
+  servedTools(): string[] {
+    return toolNames.filter((name) => !this.unavailableTools.includes(name));
   }
 
   toolFinished(call: { id: string; name: string }, outcome: { content: string; is_error: boolean }): void {

@@ -36,7 +36,6 @@ import {
   type SessionResult,
   type SessionStatus,
 } from '../shared/session.js';
-import { toolNames } from '../shared/tools/registry.js';
 import { SessionState } from './session-state.js';
 import { SubAgents } from './sub-agents.js';
 import { runTurn, type ModelCursor, type TurnSettings } from './turn.js';
@@ -112,7 +111,7 @@ async function runSession(input: SessionInput): Promise<SessionResult> {
   };
   // The session's tools: those it was given (default all), less those this deployment cannot serve.
   const chooseTools = () =>
-    toolNames.filter((name) => (input.tools ? input.tools.includes(name) : true) && !state.unavailableTools.includes(name));
+    state.servedTools().filter((name) => (input.tools ? input.tools.includes(name) : true));
   const cursor: ModelCursor = { sent: 0 };
   const closesWhenDone = state.identity.parent_session_id !== null || input.ends_when_done === true;
   const subAgents = new SubAgents(state, {

@@ -38,7 +38,7 @@ export async function spawnSubAgent(args: ToolArgs<typeof subAgent>, context: To
  * with small inputs.
  */
 function inheritedTools(context: ToolContext): string[] | undefined {
-  const served = allToolNames.filter((name) => !context.state.unavailableTools.includes(name));
+  const served = context.state.servedTools();
   const same = served.length === context.toolNames.length && served.every((name) => context.toolNames.includes(name));
   return same ? undefined : [...context.toolNames];
 }
