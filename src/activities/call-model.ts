@@ -1,6 +1,8 @@
-import { Context } from '@temporalio/activity';
-import { demoModelName, type CallModelInput, type ModelReply } from '../shared/model.js';
+import { ApplicationFailure, Context, log } from '@temporalio/activity';
+import type OpenAI from 'openai';
+import { demoModelName, modelRequestRejected, type CallModelInput, type ModelReply } from '../shared/model.js';
 import { toChatMessages } from './chat-messages.js';
+import { budgetAfterOverflow, budgetForContextTokens, fitToContext, isContextOverflow, messagesSize, type FittedRequest } from './context-window.js';
 import { demoReply } from './demo-model.js';
 import { toModelFailure } from './model-errors.js';
 import type { ModelSettings } from './model-settings.js';
@@ -9,10 +11,46 @@ import { createOpenAIClient } from './openai-client.js';
 import { toolSpecs } from './tool-specs.js';
 import type { TranscriptCache } from './transcript-cache.js';
 
+type ChatMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;
+type ToolSpec = OpenAI.Chat.Completions.ChatCompletionTool;
+
 const heartbeatEveryMs = 2_000;
+/** How many times one call fits its conversation again after the provider refused it as too long. */
+const maxRefits = 3;
 
 export function createCallModel(settings: ModelSettings, transcripts: TranscriptCache) {
   const openai = createOpenAIClient(settings);
+  /** Request budgets (see `messagesSize`) learned from refusals, per model, so later calls are fitted before sending. */
+  const learnedBudgets = new Map<string, number>();
+
+  /**
+   * Sends the conversation, fitted to the model's context window when that is known (configured or learned); a
+   * refusal as too long is answered by fitting it tighter and asking again.
+   */
+  async function complete(model: string, conversation: ChatMessage[], tools: ToolSpec[], signal: AbortSignal) {
+    // Measured only when a budget applies: most calls are sent as they are, and the specs are about 23 KB.
+    let measuredToolsSize: number | undefined;
+    const toolsSize = () => (measuredToolsSize ??= tools.length > 0 ? JSON.stringify(tools).length : 0);
+    let budget = learnedBudgets.get(model) ?? (settings.contextTokens ? budgetForContextTokens(settings.contextTokens) : undefined);
+    for (let refits = 0; ; refits++) {
+      const fitted: FittedRequest =
+        budget === undefined ? { messages: conversation, leftOut: 0, cutCharacters: 0 } : fitToContext(conversation, budget - toolsSize());
+      try {
+        const completion = await openai.chat.completions.create(
+          { model, messages: fitted.messages, ...(tools.length > 0 ? { tools } : {}) },
+          { signal },
+        );
+        return { completion, fitted };
+      } catch (error) {
+        if (!isContextOverflow(error)) throw error;
+        const smaller = budgetAfterOverflow(error, messagesSize(fitted.messages) + toolsSize());
+        if (refits >= maxRefits) throw stillTooLong(error, fitted, refits);
+        budget = smaller;
+        learnedBudgets.set(model, Math.min(smaller, learnedBudgets.get(model) ?? Infinity));
+        log.warn('the model refused the request as longer than its context window; fitting the conversation tighter', { model, budget });
+      }
+    }
+  }
 
   return async function callModel(input: CallModelInput): Promise<ModelReply> {
     const transcript = await transcripts.resolve(input.session_id, input.run_id, input.transcript_start, input.transcript_delta);
@@ -21,21 +59,28 @@ export function createCallModel(settings: ModelSettings, transcripts: Transcript
     const context = Context.current();
     const heartbeat = setInterval(() => context.heartbeat(), heartbeatEveryMs);
     try {
-      const tools = toolSpecs(input.tool_names);
-      const completion = await openai.chat.completions.create(
-        {
-          model: input.model,
-          messages: toChatMessages(input.system_prompt, transcript),
-          ...(tools.length > 0 ? { tools } : {}),
-        },
-        { signal: context.cancellationSignal },
-      );
+      const conversation = toChatMessages(input.system_prompt, transcript);
+      const { completion, fitted } = await complete(input.model, conversation, toolSpecs(input.tool_names), context.cancellationSignal);
       // The endpoint is outside Arbor's control: its body is checked, and bounded, before it enters the workflow.
-      return readModelReply(completion, `call_t${input.turn}_r${input.round}`);
+      const reply = readModelReply(completion, `call_t${input.turn}_r${input.round}`);
+      if (fitted.leftOut === 0 && fitted.cutCharacters === 0) return reply;
+      return { ...reply, context_fitted: { left_out_messages: fitted.leftOut, cut_characters: fitted.cutCharacters } };
     } catch (error) {
       throw toModelFailure(error);
     } finally {
       clearInterval(heartbeat);
     }
   };
+}
+
+function stillTooLong(error: unknown, fitted: FittedRequest, refits: number): ApplicationFailure {
+  const refusal = toModelFailure(error);
+  const detail = refusal instanceof Error ? refusal.message : String(error);
+  return ApplicationFailure.create({
+    message:
+      `${detail}; the conversation was fitted to the model's context window ${refits} times (the last time with ` +
+      `${fitted.leftOut} earlier messages left out and ${fitted.cutCharacters.toLocaleString('en-US')} characters cut) and still did not fit`,
+    type: modelRequestRejected,
+    nonRetryable: true,
+  });
 }

@@ -8,6 +8,11 @@ export interface ModelSettings {
   requestTimeoutMs: number;
   /** The small fast model webFetch uses to apply its prompt; none with the demo model. */
   fetchModel?: string;
+  /**
+   * The models' context window in tokens, when known: requests are fitted to it before they are sent. Without it,
+   * a request is fitted only after the provider refuses it as too long (and later ones to what was learned).
+   */
+  contextTokens?: number;
 }
 
 export const fallbackOpenAIModel = 'gpt-4o-mini';
@@ -22,8 +27,24 @@ export function modelSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): Mode
     ...(baseURL ? { baseURL } : {}),
     defaultModel: nonEmpty(env.ARBOR_MODEL) ?? (endpointConfigured ? fallbackOpenAIModel : demoModelName),
     requestTimeoutMs: Number.isFinite(timeout) && timeout > 0 ? timeout : 120_000,
+    ...contextTokensFrom(env.ARBOR_MODEL_CONTEXT_TOKENS),
     ...(endpointConfigured ? { fetchModel: nonEmpty(env.ARBOR_FETCH_MODEL) ?? nonEmpty(env.ARBOR_MODEL) ?? fallbackOpenAIModel } : {}),
   };
+}
+
+/** Fewer tokens than this is not a chat model's context window but a mistake (a value in thousands, say). */
+const minimumContextTokens = 1_000;
+
+function contextTokensFrom(value: string | undefined): { contextTokens?: number } {
+  const text = nonEmpty(value);
+  if (text === undefined) return {};
+  const tokens = Number(text.replace(/_/g, ''));
+  if (!Number.isInteger(tokens) || tokens < minimumContextTokens) {
+    throw new Error(
+      `ARBOR_MODEL_CONTEXT_TOKENS must be the model's context window as a whole number of tokens, at least ${minimumContextTokens.toLocaleString('en-US')} (for example 128000), not "${text}".`,
+    );
+  }
+  return { contextTokens: tokens };
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

@@ -22,6 +22,8 @@ export interface CallModelInput {
 export interface ModelReply {
   content: string | null;
   tool_calls: ToolCall[];
+  /** Present when the conversation was fitted to the model's context window before it was sent (for people reading history). */
+  context_fitted?: { left_out_messages: number; cut_characters: number };
 }
 
 /** What the worker tells a new session about where it runs: recorded once in history, so replay sees the same. */

@@ -141,7 +141,18 @@ describe('the arbor CLI against a running worker', () => {
     const report = JSON.parse(result.stdout);
     expect(report.temporal).toMatchObject({ address: settings.address, reachable: true, task_queue: settings.taskQueue });
     expect(report.model.default_model).toBe('demo');
+    expect(report.model.context_tokens).toBeNull();
     expect(report.binaries.cli).toHaveProperty('found');
+  });
+
+  it('reports the configured context window with doctor, and says what to fix in a bad one', async () => {
+    const base = { ...env, ARBOR_CACHE_DIR: process.env.ARBOR_CACHE_DIR ?? '' };
+    const good = await runCli(['doctor', '--no-install'], { ...base, ARBOR_MODEL_CONTEXT_TOKENS: '128000' });
+    expect(good.code, good.stderr).toBe(0);
+    expect(good.stdout).toContain('Context window 128,000 tokens');
+    const bad = await runCli(['doctor', '--no-install'], { ...base, ARBOR_MODEL_CONTEXT_TOKENS: '128k' });
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain(`ARBOR_MODEL_CONTEXT_TOKENS must be the model's context window as a whole number of tokens, at least 1,000 (for example 128000), not "128k".`);
   });
 });
 

@@ -18,6 +18,8 @@ export interface FaultWorkerOptions {
   fetchAllow?: string;
   /** The small model webFetch's extraction uses (default: none, pages come back raw). */
   fetchModel?: string;
+  /** ARBOR_MODEL_CONTEXT_TOKENS of the worker (default: unset). */
+  contextTokens?: number;
 }
 
 /**
@@ -55,6 +57,7 @@ export function faultWorker(apiKey: string, options: FaultWorkerOptions = {}) {
           defaultModel: 'fake-model',
           requestTimeoutMs: options.modelTimeoutMs ?? 10_000,
           ...(options.fetchModel ? { fetchModel: options.fetchModel } : {}),
+          ...(options.contextTokens ? { contextTokens: options.contextTokens } : {}),
         },
         search: { engines: [] },
         fetchAllow: parseAllowList(options.fetchAllow),

@@ -83,7 +83,8 @@ describe('model faults from an OpenAI-compatible endpoint (dev server, fake mode
 
   // Every refused status maps the same way (test/unit/model-errors.test.ts); these are the ones providers send most.
   const refused = [
-    { status: 400, reason: "This model's maximum context length is 128000 tokens" },
+    // (A 400 for a conversation longer than the context window is fitted and asked again: test/faults/context-window.test.ts.)
+    { status: 400, reason: "Invalid schema for function 'webFetch': schema must be a JSON Schema of 'type: \"object\"'" },
     { status: 401, reason: 'Incorrect API key provided' },
     { status: 404, reason: 'The model `fake-model` does not exist' },
   ];

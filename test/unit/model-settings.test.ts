@@ -53,4 +53,17 @@ describe('modelSettingsFromEnv', () => {
   it.each(['0', '-1', 'abc', '', '  ', 'Infinity'])('falls back to 120000 ms for the timeout %j', (value) => {
     expect(modelSettingsFromEnv({ ARBOR_MODEL_TIMEOUT_MS: value }).requestTimeoutMs).toBe(120_000);
   });
+
+  it('reads the context window from ARBOR_MODEL_CONTEXT_TOKENS, and has none when it is unset or blank', () => {
+    expect(modelSettingsFromEnv({ ARBOR_MODEL_CONTEXT_TOKENS: '128000' }).contextTokens).toBe(128_000);
+    expect(modelSettingsFromEnv({ ARBOR_MODEL_CONTEXT_TOKENS: ' 200_000 ' }).contextTokens).toBe(200_000);
+    expect(modelSettingsFromEnv({ ARBOR_MODEL_CONTEXT_TOKENS: ' ' })).not.toHaveProperty('contextTokens');
+    expect(modelSettingsFromEnv({})).not.toHaveProperty('contextTokens');
+  });
+
+  it.each(['128k', '0', '999', '-5', '1.5e5x', '64000.5'])('refuses ARBOR_MODEL_CONTEXT_TOKENS=%j with a message that says what to give', (value) => {
+    expect(() => modelSettingsFromEnv({ ARBOR_MODEL_CONTEXT_TOKENS: value })).toThrow(
+      `ARBOR_MODEL_CONTEXT_TOKENS must be the model's context window as a whole number of tokens, at least 1,000 (for example 128000), not "${value}".`,
+    );
+  });
 });

@@ -30,6 +30,7 @@ export const doctorCommand = withConnectionFlags(
       default_model: model.defaultModel,
       base_url: model.baseURL ?? (model.apiKey ? 'https://api.openai.com/v1' : null),
       api_key: model.apiKey ? 'set' : 'not set',
+      context_tokens: model.contextTokens ?? null,
     },
   };
   output.result(report, renderDoctor(report, binaries));
@@ -51,6 +52,7 @@ function renderDoctor(report: { temporal: Record<string, unknown>; model: Record
     `Temporal server ${report.temporal.address} (namespace ${report.temporal.namespace}): ${report.temporal.reachable ? 'reachable' : 'not reachable'}`,
     `Task queue ${report.temporal.task_queue}`,
     `Model ${report.model.default_model}${report.model.base_url ? ` at ${report.model.base_url}` : ''}, API key ${report.model.api_key}`,
+    `Context window ${report.model.context_tokens ? `${Number(report.model.context_tokens).toLocaleString('en-US')} tokens` : 'learned from the model endpoint (ARBOR_MODEL_CONTEXT_TOKENS not set)'}`,
   );
   return lines.join('\n');
 }
