@@ -21,6 +21,7 @@ import type { Answers } from './shared/answers.js';
 import { readSessionEvents, type EventReadOptions } from './events/session-events.js';
 import { readTreeEvents, type TreeEvent, type TreeReadOptions } from './events/tree-events.js';
 import { answerQuestionSet, pendingQuestionsOf } from './session-questions.js';
+import { readTranscriptPages } from './transcript-pages.js';
 
 /**
  * The most messages one client has sent to one session that the session has not yet taken in (seen as queued or
@@ -121,8 +122,9 @@ export class SessionHandle {
     return this.call(() => this.workflow.query(snapshotQuery));
   }
 
+  /** The transcript, or the range of it given, read in pages of bounded size. */
   transcript(range?: TranscriptRange): Promise<TranscriptEntry[]> {
-    return this.call(() => this.workflow.query(transcriptQuery, range));
+    return this.call(() => readTranscriptPages((page) => this.workflow.query(transcriptQuery, page), range));
   }
 
   /** Whether a message id was never seen, is queued, or has been taken into a turn. */
@@ -141,7 +143,7 @@ export class SessionHandle {
         const snapshot = await this.snapshot();
         last = snapshot.status;
         if (options.onEntries && snapshot.message_count > seen) {
-          const entries = await this.transcript({ offset: seen });
+          const entries = await this.transcript({ offset: seen, limit: snapshot.message_count - seen });
           seen += entries.length;
           if (entries.length > 0) options.onEntries(entries);
         }

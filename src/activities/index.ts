@@ -1,10 +1,10 @@
 import type { Client } from '@temporalio/client';
 import { transcriptQuery } from '../shared/messages.js';
 import { demoModelName, type SessionEnvironment } from '../shared/model.js';
-import type { TranscriptEntry } from '../shared/session.js';
 import { createCallModel } from './call-model.js';
 import type { ModelSettings } from './model-settings.js';
 import { TranscriptCache } from './transcript-cache.js';
+import { readTranscriptPages } from '../transcript-pages.js';
 import { createSessionTreeActivities } from './session-tree.js';
 import { createTaskBoardActivities } from './task-board.js';
 import { createMemoryActivities } from './memory.js';
@@ -32,7 +32,6 @@ export interface ActivityDependencies {
   cronTimezone?: string | undefined;
 }
 
-const transcriptPageSize = 500;
 
 /** The activities a worker registers, closed over the worker's client and model settings. */
 export function createActivities({
@@ -46,15 +45,9 @@ export function createActivities({
   cronTimezone = cronTimezoneFromEnv(),
 }: ActivityDependencies) {
   const unavailableTools = search.engines.length === 0 ? ['webSearch'] : [];
-  const transcripts = new TranscriptCache(async (sessionId, runId, count) => {
+  const transcripts = new TranscriptCache((sessionId, runId, count) => {
     const handle = client.workflow.getHandle(sessionId, runId);
-    const entries: TranscriptEntry[] = [];
-    while (entries.length < count) {
-      const page = await handle.query(transcriptQuery, { offset: entries.length, limit: Math.min(transcriptPageSize, count - entries.length) });
-      if (page.length === 0) break;
-      entries.push(...page);
-    }
-    return entries;
+    return readTranscriptPages((page) => handle.query(transcriptQuery, page), { limit: count });
   });
 
   return {

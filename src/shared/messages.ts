@@ -4,7 +4,7 @@ import type { AnswerReceipt, AnswerRequest, TreeQuestionsChange } from './questi
 import type { TaskBoardRequest } from './tools/task-board.js';
 import type { MemoryRead, MemoryWriteRequest } from './tools/memory.js';
 import type { ToolReply } from './tool-reply.js';
-import type { MessageState, SessionSnapshot, SubAgentFinished, TranscriptEntry, TranscriptRange, UserMessage } from './session.js';
+import type { MessageState, SessionSnapshot, SubAgentFinished, TranscriptEntry, TranscriptPageRequest, UserMessage } from './session.js';
 
 /** The public protocol of a session workflow, shared by the workflow code and the client. */
 
@@ -12,7 +12,7 @@ import type { MessageState, SessionSnapshot, SubAgentFinished, TranscriptEntry, 
 export const userMessageSignal = defineSignal<[UserMessage]>('userMessage');
 
 export const snapshotQuery = defineQuery<SessionSnapshot>('snapshot');
-export const transcriptQuery = defineQuery<TranscriptEntry[], [TranscriptRange?]>('transcript');
+export const transcriptQuery = defineQuery<TranscriptEntry[], [TranscriptPageRequest?]>('transcript');
 /** Whether a message id was never seen, is waiting in the inbox, or has been taken into a turn. */
 export const messageStateQuery = defineQuery<MessageState, [string]>('messageState');
 /** The session's numbered events after a given seq. */

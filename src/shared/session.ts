@@ -196,6 +196,15 @@ export interface TranscriptRange {
   limit?: number;
 }
 
+/**
+ * A page of the transcript query. With `max_chars`, the page stops before the entry that would take it past that
+ * many characters (it always holds at least one entry): a whole range can pass the 4 MB a gRPC message may carry.
+ * Without it, the whole range, as older clients ask.
+ */
+export interface TranscriptPageRequest extends TranscriptRange {
+  max_chars?: number;
+}
+
 /** What a session's workflow returns when it ends. */
 export interface SessionResult {
   session_id: string;

@@ -8,7 +8,7 @@ import {
   type SessionStatus,
   type StoredPlan,
   type TranscriptEntry,
-  type TranscriptRange,
+  type TranscriptPageRequest,
   type UserMessage,
 } from '../shared/session.js';
 import type { TodoItem } from '../shared/tools/todo.js';
@@ -272,10 +272,17 @@ export class SessionState {
     }
   }
 
-  transcriptRange(range: TranscriptRange = {}): TranscriptEntry[] {
+  transcriptRange(range: TranscriptPageRequest = {}): TranscriptEntry[] {
     const offset = Math.max(0, range.offset ?? 0);
-    const end = range.limit === undefined ? undefined : offset + Math.max(0, range.limit);
-    return this.transcript.slice(offset, end);
+    const end = range.limit === undefined ? this.transcript.length : Math.min(this.transcript.length, offset + Math.max(0, range.limit));
+    const maxChars = range.max_chars;
+    if (typeof maxChars !== 'number' || !(maxChars > 0)) return this.transcript.slice(offset, end);
+    let stop = offset;
+    for (let chars = 0; stop < end; stop++) {
+      chars += entryChars(this.transcript[stop]!);
+      if (chars > maxChars && stop > offset) break;
+    }
+    return this.transcript.slice(offset, stop);
   }
 
   /** The text a caller sees as the session's answer: the last assistant message with content. */

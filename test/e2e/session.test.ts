@@ -99,12 +99,12 @@ describe('a session on the dev server with an OpenAI-compatible model', () => {
 
   it('ends the turn on a 400 with a clear error and keeps the session usable', async () => {
     const instruction = 'Trigger a bad request.';
-    fake.reply({ status: 400, body: { error: { message: 'context length exceeded', type: 'invalid_request_error' } } });
+    fake.reply({ status: 400, body: { error: { message: 'Unrecognized request argument supplied: parallel_tools', type: 'invalid_request_error' } } });
     const session = await client.startSession({ instruction });
     const failed = await session.waitUntilIdle({ timeoutMs: 30_000 });
     expect(failed.status).toBe('idle');
     expect(failed.last_error).toMatch(/400/);
-    expect(failed.last_error).toMatch(/context length exceeded/);
+    expect(failed.last_error).toMatch(/Unrecognized request argument supplied: parallel_tools/);
     expect(failed.last_message).toMatchObject({ role: 'error' });
     expect(fake.requestsFor(instruction)).toHaveLength(1);
 

@@ -173,6 +173,27 @@ describe('limit probes (dev server, fake model)', () => {
     expect(await harness.workflowTaskFailures(session.id)).toEqual([]);
   });
 
+  it('reads a transcript of 4.5 MB in the middle of a turn, although one gRPC message carries at most 4 MB', async () => {
+    const instruction = `long answers ${randomUUID()}`;
+    const longAnswer = (index: number) => ({ content: `answer ${index} `.padEnd(900_000, 'é text '), toolCalls: [{ name: 'listLoops', arguments: '{}' }] });
+    // The turn's last model call waits (under the harness's 10-second request timeout), so the transcript is read
+    // before the turn ends and the session continues as new.
+    model.script(instruction, ...[1, 2, 3, 4, 5].map(longAnswer), { content: 'Done.', delayMs: 8_000 });
+    const session = await harness.client.startSession({ instruction });
+    await waitUntil(async () => (await session.snapshot()).message_count === 11, 60_000);
+
+    const transcript = await session.transcript();
+    expect(transcript.map((entry) => entry.role)).toEqual(['user', ...Array.from({ length: 5 }, () => ['assistant', 'tool']).flat()]);
+    const answers = transcript.filter((entry) => entry.role === 'assistant');
+    expect(answers.map((entry) => entry.content)).toEqual([1, 2, 3, 4, 5].map((index) => longAnswer(index).content));
+    expect(Buffer.byteLength(JSON.stringify(transcript))).toBeGreaterThan(4 * 1024 * 1024);
+    expect(await session.transcript({ offset: 9, limit: 1 })).toEqual([transcript[9]]);
+
+    const snapshot = await session.waitUntilIdle({ timeoutMs: 60_000 });
+    expect(snapshot.last_message).toMatchObject({ role: 'assistant', content: 'Done.' });
+    expect(await harness.workflowTaskFailures(session.id)).toEqual([]);
+  });
+
   it('shares one budget across a round of 45 large tool results, so the next model call stays under the payload limit', async () => {
     const instruction = `many large results ${randomUUID()}`;
     model.script(

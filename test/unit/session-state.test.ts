@@ -225,6 +225,20 @@ describe('transcriptRange', () => {
     range.pop();
     expect(state.transcript).toHaveLength(5);
   });
+
+  it('stops a page with max_chars before the entry that would pass it, but always gives one entry', () => {
+    state.append({ role: 'user', content: 'x'.repeat(10) });
+    state.append({ role: 'user', content: 'y'.repeat(10) });
+    // m0..m4 are two characters each.
+    expect(contents(state.transcriptRange({ max_chars: 6 }))).toEqual(['m0', 'm1', 'm2']);
+    expect(contents(state.transcriptRange({ offset: 3, max_chars: 14 }))).toEqual(['m3', 'm4', 'x'.repeat(10)]);
+    expect(contents(state.transcriptRange({ offset: 5, max_chars: 1 }))).toEqual(['x'.repeat(10)]);
+    expect(contents(state.transcriptRange({ offset: 1, limit: 2, max_chars: 1_000 }))).toEqual(['m1', 'm2']);
+  });
+
+  it.each([0, -1, 'many', null])('ignores a max_chars of %j from a caller', (maxChars) => {
+    expect(state.transcriptRange({ max_chars: maxChars as number })).toHaveLength(5);
+  });
 });
 
 describe('finalMessage', () => {
