@@ -41,4 +41,28 @@ describe('a worker killed in the middle of a turn', () => {
     const retried = fake.requestsFor(instruction)[2]!;
     expect(retried.body.messages.map((message) => message.role)).toEqual(['system', 'user', 'assistant', 'tool']);
   }, 150_000);
+
+  it('lets a new worker rebuild a conversation of 4.5 MB, more than one gRPC message carries', async () => {
+    const instruction = 'Write five long answers, then finish.';
+    const longAnswer = (index: number) => ({ content: `answer ${index} `.padEnd(900_000, 'é text '), toolCalls: [{ name: 'listLoops', arguments: '{}' }] });
+    fake.reply(...[1, 2, 3, 4, 5].map(longAnswer), { content: 'never delivered', delayMs: 120_000 }, { content: 'Finished after the restart.' });
+
+    // Exactly one worker runs (the one the first test left, or a new one), so the one killed below had the cache.
+    await servers.restartWorker();
+    const session = await servers.client.startSession({ instruction });
+    await new Promise<void>((resolve) => {
+      const poll = setInterval(() => {
+        if (fake.requestsFor(instruction).length >= 6) resolve(clearInterval(poll));
+      }, 50);
+    });
+    await servers.restartWorker();
+    const snapshot = await session.waitUntilIdle({ timeoutMs: 90_000 });
+
+    expect(snapshot.last_error).toBeNull();
+    expect(snapshot.last_message).toMatchObject({ role: 'assistant', content: 'Finished after the restart.' });
+    // The new worker had none of the conversation cached: it read all of it from the workflow, in pages.
+    const retried = fake.requestsFor(instruction)[6]!;
+    const answers = retried.body.messages.filter((message) => message.role === 'assistant').map((message) => message.content);
+    expect(answers).toEqual([1, 2, 3, 4, 5].map((index) => longAnswer(index).content));
+  }, 150_000);
 });
