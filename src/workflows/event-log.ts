@@ -6,6 +6,11 @@ export interface CarriedEvents {
 }
 
 const maxPage = 500;
+/**
+ * Characters of JSON one page holds (at least one event): 500 events of up to 4,000 characters could pass the 4 MB a
+ * gRPC message carries in multi-byte text. Readers go on from the last event they got until `last_seq`.
+ */
+const maxPageChars = 500_000;
 
 /** A session's numbered event stream: a bounded ring of the newest events; older ones are dropped, their numbers never reused. */
 export class EventLog {
@@ -38,13 +43,22 @@ export class EventLog {
     const limit = Math.min(maxPage, Math.max(1, Math.floor(range.limit ?? maxPage)));
     const oldest = this.events[0]?.seq ?? this.nextSeq;
     const start = this.events.findIndex((event) => event.seq > after);
-    const events = start === -1 ? [] : this.events.slice(start, start + limit);
+    const events = start === -1 ? [] : boundedBySize(this.events.slice(start, start + limit));
     return { events, last_seq: this.lastSeq, missed: Math.max(0, Math.min(oldest, this.nextSeq) - after - 1) };
   }
 
   carry(): CarriedEvents {
     return { next_seq: this.nextSeq, events: this.events.slice(-carriedEventCount) };
   }
+}
+
+function boundedBySize(events: SessionEvent[]): SessionEvent[] {
+  let chars = 0;
+  for (let index = 0; index < events.length; index++) {
+    chars += JSON.stringify(events[index]).length;
+    if (chars > maxPageChars && index > 0) return events.slice(0, index);
+  }
+  return events;
 }
 
 /** Shortens a text for display, saying so. */

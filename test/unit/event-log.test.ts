@@ -23,6 +23,22 @@ describe('EventLog', () => {
     expect(log.page({ after: 8 })).toMatchObject({ missed: 0, events: [{ seq: 9 }, { seq: 10 }] });
   });
 
+  it('ends a page before 500,000 characters of events, and a reader that goes on to last_seq gets every event', () => {
+    const log = new EventLog('s', now);
+    for (let i = 0; i < 500; i++) log.emit({ type: 'message', role: 'assistant', content: `${i} `.padEnd(4_000, '語') });
+    const first = log.page();
+    expect(first.events.length).toBeGreaterThan(100);
+    expect(first.events.length).toBeLessThan(125);
+    expect(JSON.stringify(first.events).length).toBeLessThanOrEqual(500_000);
+    const seen: number[] = [];
+    for (let after = 0; after < first.last_seq; ) {
+      const page = log.page({ after });
+      seen.push(...page.events.map((event) => event.seq));
+      after = page.events.at(-1)!.seq;
+    }
+    expect(seen).toEqual(Array.from({ length: 500 }, (_, index) => index + 1));
+  });
+
   it('continues numbering after being carried across continue-as-new', () => {
     const log = new EventLog('s', now);
     for (let i = 0; i < 3; i++) log.emit({ type: 'notice', content: `n${i}` });
