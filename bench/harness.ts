@@ -23,6 +23,7 @@ import { HistoryWatch } from '../src/events/history-watch.js';
 import type { ModelSettings } from '../src/activities/model-settings.js';
 import { parentSessionIdKey, rootSessionIdKey, statusKey, titleKey } from '../src/shared/search-attributes.js';
 import { locateBinary, locateBinaryPath, toSdkExecutable } from '../src/temporal/binaries.js';
+import { devServerTuning } from '../src/temporal/dev-server.js';
 import { workflowBundlerOptions } from '../src/workflows-location.js';
 import { FakeOpenAI, type FakeReply, type RecordedRequest } from '../test/support/fake-openai.js';
 
@@ -72,8 +73,9 @@ export async function startDevServer(variant: ServerVariant): Promise<DevServer>
       executable: { type: 'existing-path', path: await locateBinaryPath('cli') },
       searchAttributes: [rootSessionIdKey, parentSessionIdKey, statusKey, titleKey],
       ...(directory ? { dbFilename: join(directory, 'temporal.db') } : {}),
-      // BENCH_SERVER_ARGS: more dev server flags, e.g. `--dynamic-config-value history.eventsCacheMaxSizeBytes=33554432`.
-      ...(process.env.BENCH_SERVER_ARGS ? { extraArgs: process.env.BENCH_SERVER_ARGS.split(/\s+/).filter(Boolean) } : {}),
+      // The settings `arbor dev` starts its server with, then BENCH_SERVER_ARGS: more dev server flags, e.g.
+      // `--dynamic-config-value history.eventsCacheMaxSizeBytes=524288` (the server's default).
+      extraArgs: [...devServerTuning, ...(process.env.BENCH_SERVER_ARGS ?? '').split(/\s+/).filter(Boolean)],
     },
   });
   return {

@@ -122,6 +122,15 @@ class OutputTail {
   }
 }
 
+/** The dev server settings Arbor starts its server with (the benchmarks use them too). */
+export const devServerTuning = [
+  // No phoning home for version checks (as @temporalio/testing does too).
+  '--dynamic-config-value', 'frontend.enableServerVersionCheck=false',
+  // A parent starting hundreds of sub-agents at once writes their start events in one batch; past the default 512 KiB
+  // events cache the server reads that batch back for every child it starts (bench/RESULTS.md, B4).
+  '--dynamic-config-value', 'history.eventsCacheMaxSizeBytes=67108864',
+] as const;
+
 export async function startDevServer(options: DevServerOptions = {}): Promise<DevServer> {
   const log = options.log ?? (() => undefined);
   const ip = options.ip ?? '127.0.0.1';
@@ -143,11 +152,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     '--port', String(port),
     '--namespace', namespace,
     '--log-level', options.logLevel ?? 'warn',
-    // No phoning home for version checks (as @temporalio/testing does too).
-    '--dynamic-config-value', 'frontend.enableServerVersionCheck=false',
-    // A parent starting hundreds of sub-agents at once writes their start events in one batch; past the default 512 KiB
-    // events cache the server reads that batch back for every child it starts (bench/RESULTS.md, B4).
-    '--dynamic-config-value', 'history.eventsCacheMaxSizeBytes=67108864',
+    ...devServerTuning,
   ];
   if (ui && uiPort) args.push('--ui-port', String(uiPort));
   else args.push('--headless');
