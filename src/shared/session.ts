@@ -127,6 +127,11 @@ export interface CarriedState {
   cron_jobs?: CronJob[];
   cron_timezone?: string;
   loop_limits?: { min_interval_seconds: number; max_age_seconds: number };
+  /**
+   * Ids of user messages compacted out of the transcript, newest last (at most `carriedForgottenMessageIds`), so that
+   * a message sent again, or waited for, after continue-as-new is still known as handled. Absent in older runs.
+   */
+  forgotten_message_ids?: string[];
 }
 
 export interface SessionInput extends SessionOptions {

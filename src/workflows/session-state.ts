@@ -77,6 +77,9 @@ export class SessionState {
   runningLoopId: string | null = null;
   readonly createdAt: string;
   updatedAt: string;
+  /** Handled user messages no longer in the transcript (compacted away at continue-as-new). */
+  private readonly forgottenMessageIds: string[];
+  private readonly forgottenMessageIdSet: ReadonlySet<string>;
 
   constructor(
     readonly identity: SessionIdentity,
@@ -111,6 +114,8 @@ export class SessionState {
     this.board = new TaskBoard(() => clock.now(), carried?.task_board, (change) => this.events.emit({ type: 'task_updated', ...change }));
     this.createdAt = carried?.created_at ?? now;
     this.updatedAt = now;
+    this.forgottenMessageIds = carried?.forgotten_message_ids ?? [];
+    this.forgottenMessageIdSet = new Set(this.forgottenMessageIds);
   }
 
   /** Takes in where the session runs, as the worker (or, for a sub-agent, its parent) described it. */
@@ -188,7 +193,7 @@ export class SessionState {
       const entry = this.transcript[i]!;
       if (entry.role === 'user' && entry.id === id) return 'handled';
     }
-    return 'unknown';
+    return this.forgottenMessageIdSet.has(id) ? 'handled' : 'unknown';
   }
 
   /** Adds a transcript entry and its events (tool results have theirs emitted as each call finishes; see `toolFinished`). */
@@ -321,8 +326,11 @@ export class SessionState {
   }
 
   carry(): CarriedState {
+    const transcript = compactTranscript(this.transcript, this.clock.now().toISOString());
+    const forgotten = this.forgottenMessageIdsAfter(transcript);
     return {
-      transcript: compactTranscript(this.transcript, this.clock.now().toISOString()),
+      transcript,
+      ...(forgotten.length > 0 ? { forgotten_message_ids: forgotten } : {}),
       inbox: this.inbox,
       turn: this.turn,
       model: this.model,
@@ -344,10 +352,21 @@ export class SessionState {
     };
   }
 
+  /** The ids of handled user messages `kept` leaves out, with those forgotten before, newest last and bounded. */
+  private forgottenMessageIdsAfter(kept: readonly TranscriptEntry[]): string[] {
+    if (kept === this.transcript) return this.forgottenMessageIds;
+    const keptIds = new Set(kept.map((entry) => entry.id));
+    const dropped = this.transcript.flatMap((entry) => (entry.role === 'user' && entry.id && !keptIds.has(entry.id) ? [entry.id] : []));
+    return [...this.forgottenMessageIds, ...dropped].slice(-carriedForgottenMessageIds);
+  }
+
   private touch(): void {
     this.updatedAt = this.clock.now().toISOString();
   }
 }
+
+/** The most ids of compacted-away user messages a continue-as-new carries (ids are at most 200 characters). */
+export const carriedForgottenMessageIds = 1_000;
 
 /** The most transcript entries a continue-as-new carries: the conversation's recent part, which the model sees next. */
 export const carriedTranscriptEntries = 400;

@@ -352,6 +352,33 @@ describe('carry', () => {
     expect(next.messageState('u1')).toBe('handled');
     expect(next.messageState('q1')).toBe('queued');
   });
+
+  it('still knows messages compacted out of the transcript as handled, across several carries, remembering the newest 1,000', () => {
+    const handle = (session: SessionState, from: number, count: number) => {
+      for (let i = from; i < from + count; i++) {
+        session.append({ id: `m${i}`, role: 'user', content: `message ${i}` });
+        session.append({ role: 'assistant', content: `answer ${i}` });
+      }
+    };
+    handle(state, 0, 300);
+    const second = new SessionState(identity, fakeClock(), JSON.parse(JSON.stringify(state.carry())));
+    // 400 entries are carried: messages 100 to 299; 0 to 99 are compacted away, but not forgotten.
+    expect(second.transcript.find((entry) => entry.id === 'm99')).toBeUndefined();
+    expect(second.messageState('m0')).toBe('handled');
+    expect(second.messageState('m99')).toBe('handled');
+    second.enqueue({ id: 'm0', content: 'message 0' });
+    expect(second.inbox).toEqual([]);
+    expect(second.messageState('never-sent')).toBe('unknown');
+
+    handle(second, 300, 1_000);
+    const third = new SessionState(identity, fakeClock(), JSON.parse(JSON.stringify(second.carry())));
+    // Messages 0 to 1,099 were compacted away; the newest 1,000 of them (100 to 1,099) are remembered.
+    expect(third.messageState('m99')).toBe('unknown');
+    expect(third.messageState('m100')).toBe('handled');
+    expect(third.messageState('m1099')).toBe('handled');
+    expect(third.messageState('m1100')).toBe('handled');
+    expect(third.carry().forgotten_message_ids).toHaveLength(1_000);
+  });
 });
 
 describe('compactTranscript', () => {
