@@ -147,7 +147,9 @@ export class SessionHandle {
           seen += entries.length;
           if (entries.length > 0) options.onEntries(entries);
         }
-        const handled = options.messageId === undefined || (await this.messageState(options.messageId)) === 'handled';
+        const state = options.messageId === undefined ? 'handled' : await this.messageState(options.messageId);
+        const handled = state === 'handled';
+        if (!handled) last = `${snapshot.status}, with message ${options.messageId} ${state === 'queued' ? 'still queued' : 'not received'}`;
         // A session waiting for the user's answers is still in its turn.
         if (handled && snapshot.status !== 'running' && snapshot.status !== 'waiting_for_user' && (options.messageId !== undefined || snapshot.queued_messages === 0)) {
           return snapshot;

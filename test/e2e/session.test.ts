@@ -115,6 +115,15 @@ describe('a session on the dev server with an OpenAI-compatible model', () => {
     expect(recovered.last_message).toMatchObject({ role: 'assistant', content: 'Recovered.' });
   });
 
+  it('says, when waiting for a message times out, that the session never received it', async () => {
+    fake.reply({ content: 'Hello.' });
+    const session = await client.startSession({ instruction: 'Say hello.' });
+    await session.waitUntilIdle({ timeoutMs: 30_000 });
+    await expect(session.waitUntilIdle({ messageId: 'never-sent', timeoutMs: 500, pollIntervalMs: 100 })).rejects.toThrow(
+      `Session ${session.id} is still idle, with message never-sent not received after 500 ms.`,
+    );
+  });
+
   it('shows sessions in Temporal with search attributes, a summary, and no API key in history', async () => {
     const instruction = 'Describe yourself.';
     fake.reply({ content: 'I am a test.' });
