@@ -1,4 +1,6 @@
+import { APIError } from 'openai';
 import type OpenAI from 'openai';
+import { providerMessage } from './model-errors.js';
 
 type ChatMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;
 
@@ -17,6 +19,10 @@ const messageOverhead = 20;
 
 /** The least a kept message's content is cut to; below this a cut message says nothing. */
 const minimumCutLength = 200;
+
+/** Room kept for the note on what was left out, and the length of the marker in a cut message. */
+const noteRoom = 200;
+const markerLength = 90;
 
 export interface FittedRequest {
   messages: ChatMessage[];
@@ -61,7 +67,6 @@ export function fitToContext(messages: readonly ChatMessage[], budget: number): 
 
   const kept = new Set<number>();
   for (const index of [firstUser, lastUser, newest]) if (index !== undefined && index >= 0) kept.add(index);
-  const noteRoom = 200;
   let room = budget - (system ? messageSize(system) : 0) - noteRoom;
   for (const index of kept) room -= unitSize[index]!;
 
@@ -98,8 +103,8 @@ export function fitToContext(messages: readonly ChatMessage[], budget: number): 
  * `isContextOverflow`). Understands the figures OpenAI, Anthropic-compatible and vLLM-style servers give, and falls
  * back to a bit over half of what was sent.
  */
-export function budgetAfterOverflow(error: unknown, sentSize: number): number {
-  const text = isRecord(error) ? errorText(error) : '';
+export function budgetAfterOverflow(error: APIError, sentSize: number): number {
+  const text = providerMessage(error);
   const limit = firstNumber(text, [/maximum context length is (\d+)/i, /context (?:length|window)(?: of| is|:)? (\d+)/i, /tokens? > (\d+)/i, /limit of (\d+) tokens/i]);
   const requested = firstNumber(text, [/resulted in (\d+) tokens/i, /requested (\d+) tokens/i, /prompt is too long: (\d+)/i, /(\d+) tokens? >/i, /(\d+) input tokens/i]);
   let budget = sentSize * 0.6;
@@ -112,13 +117,12 @@ export function budgetAfterOverflow(error: unknown, sentSize: number): number {
 }
 
 /** Whether a provider refused a request as too long for the model's context window (or too large to take at all). */
-export function isContextOverflow(error: unknown): boolean {
-  if (!isRecord(error)) return false;
-  const status = error.status;
-  if (status === 413) return true;
-  if (status !== 400 && status !== 422) return false;
+export function isContextOverflow(error: unknown): error is APIError {
+  if (!(error instanceof APIError)) return false;
+  if (error.status === 413) return true;
+  if (error.status !== 400 && error.status !== 422) return false;
   if (error.code === 'context_length_exceeded') return true;
-  return /context[ _-]?(?:length|window)|maximum context|too many tokens|prompt is too long|input is too long|reduce the length/i.test(errorText(error));
+  return /context[ _-]?(?:length|window)|maximum context|too many tokens|prompt is too long|input is too long|reduce the length/i.test(providerMessage(error));
 }
 
 function leftOutNote(count: number): string {
@@ -180,8 +184,6 @@ function lengthCap(lengths: number[], over: number): number {
   return minimumCutLength;
 }
 
-const markerLength = 90;
-
 function cutMiddle(text: string, length: number): string {
   const headLength = Math.floor((length * 2) / 3);
   const tailLength = length - headLength;
@@ -201,20 +203,10 @@ function messageSize(message: ChatMessage): number {
   return size;
 }
 
-function errorText(error: Record<string, unknown>): string {
-  const body = isRecord(error.error) ? error.error : undefined;
-  const message = typeof body?.message === 'string' ? body.message : '';
-  return `${message} ${typeof error.message === 'string' ? error.message : ''}`;
-}
-
 function firstNumber(text: string, patterns: RegExp[]): number | undefined {
   for (const pattern of patterns) {
     const match = pattern.exec(text);
     if (match?.[1]) return Number(match[1]);
   }
   return undefined;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null;
 }

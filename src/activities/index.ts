@@ -32,7 +32,6 @@ export interface ActivityDependencies {
   cronTimezone?: string | undefined;
 }
 
-
 /** The activities a worker registers, closed over the worker's client and model settings. */
 export function createActivities({
   client,

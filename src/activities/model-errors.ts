@@ -39,7 +39,8 @@ export function toModelFailure(error: unknown): unknown {
   });
 }
 
-function providerMessage(error: APIError): string {
+/** The provider's own words for an error: its body's message, else the client's message without the status. */
+export function providerMessage(error: APIError): string {
   const body = error.error as { message?: unknown } | undefined;
   if (body && typeof body.message === 'string') return body.message;
   return error.message.replace(/^\d{3}\s*/, '');

@@ -77,9 +77,8 @@ export class SessionState {
   runningLoopId: string | null = null;
   readonly createdAt: string;
   updatedAt: string;
-  /** Handled user messages no longer in the transcript (compacted away at continue-as-new). */
-  private readonly forgottenMessageIds: string[];
-  private readonly forgottenMessageIdSet: ReadonlySet<string>;
+  /** Handled user messages no longer in the transcript (compacted away at continue-as-new), oldest first. */
+  private readonly forgottenMessageIds: ReadonlySet<string>;
 
   constructor(
     readonly identity: SessionIdentity,
@@ -114,8 +113,7 @@ export class SessionState {
     this.board = new TaskBoard(() => clock.now(), carried?.task_board, (change) => this.events.emit({ type: 'task_updated', ...change }));
     this.createdAt = carried?.created_at ?? now;
     this.updatedAt = now;
-    this.forgottenMessageIds = carried?.forgotten_message_ids ?? [];
-    this.forgottenMessageIdSet = new Set(this.forgottenMessageIds);
+    this.forgottenMessageIds = new Set(carried?.forgotten_message_ids);
   }
 
   /** Takes in where the session runs, as the worker (or, for a sub-agent, its parent) described it. */
@@ -193,7 +191,7 @@ export class SessionState {
       const entry = this.transcript[i]!;
       if (entry.role === 'user' && entry.id === id) return 'handled';
     }
-    return this.forgottenMessageIdSet.has(id) ? 'handled' : 'unknown';
+    return this.forgottenMessageIds.has(id) ? 'handled' : 'unknown';
   }
 
   /** Adds a transcript entry and its events (tool results have theirs emitted as each call finishes; see `toolFinished`). */
@@ -354,7 +352,6 @@ export class SessionState {
 
   /** The ids of handled user messages `kept` leaves out, with those forgotten before, newest last and bounded. */
   private forgottenMessageIdsAfter(kept: readonly TranscriptEntry[]): string[] {
-    if (kept === this.transcript) return this.forgottenMessageIds;
     const keptIds = new Set(kept.map((entry) => entry.id));
     const dropped = this.transcript.flatMap((entry) => (entry.role === 'user' && entry.id && !keptIds.has(entry.id) ? [entry.id] : []));
     return [...this.forgottenMessageIds, ...dropped].slice(-carriedForgottenMessageIds);
