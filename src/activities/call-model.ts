@@ -5,7 +5,7 @@ import { toChatMessages } from './chat-messages.js';
 import { budgetAfterOverflow, budgetForContextTokens, fitToContext, isContextOverflow, messagesSize, type FittedRequest } from './context-window.js';
 import { demoReply } from './demo-model.js';
 import { toModelFailure } from './model-errors.js';
-import type { ModelSettings } from './model-settings.js';
+import { contextTokensFor, type ModelSettings } from './model-settings.js';
 import { readModelReply } from './model-reply.js';
 import { createOpenAIClient } from './openai-client.js';
 import { toolSpecs } from './tool-specs.js';
@@ -31,7 +31,8 @@ export function createCallModel(settings: ModelSettings, transcripts: Transcript
     // Measured only when a budget applies: most calls are sent as they are, and the specs are about 23 KB.
     let measuredToolsSize: number | undefined;
     const toolsSize = () => (measuredToolsSize ??= tools.length > 0 ? JSON.stringify(tools).length : 0);
-    let budget = learnedBudgets.get(model) ?? (settings.contextTokens ? budgetForContextTokens(settings.contextTokens) : undefined);
+    const configured = contextTokensFor(settings, model);
+    let budget = learnedBudgets.get(model) ?? (configured ? budgetForContextTokens(configured) : undefined);
     for (let refits = 0; ; refits++) {
       const fitted: FittedRequest =
         budget === undefined ? { messages: conversation, leftOut: 0, cutCharacters: 0 } : fitToContext(conversation, budget - toolsSize());

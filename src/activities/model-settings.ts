@@ -9,10 +9,21 @@ export interface ModelSettings {
   /** The small fast model webFetch uses to apply its prompt; none with the demo model. */
   fetchModel?: string;
   /**
-   * The models' context window in tokens, when known: requests are fitted to it before they are sent. Without it,
-   * a request is fitted only after the provider refuses it as too long (and later ones to what was learned).
+   * The models' context windows in tokens, where known: requests are fitted to them before they are sent. For a model
+   * without one, a request is fitted only after the provider refuses it as too long (and later ones to what was learned).
    */
-  contextTokens?: number;
+  contextTokens?: ContextWindows;
+}
+
+export interface ContextWindows {
+  /** For models not named in `models`. */
+  default?: number;
+  models?: Record<string, number>;
+}
+
+/** The context window of one model, in tokens, if the settings give one. */
+export function contextTokensFor(settings: ModelSettings, model: string): number | undefined {
+  return settings.contextTokens?.models?.[model] ?? settings.contextTokens?.default;
 }
 
 export const fallbackOpenAIModel = 'gpt-4o-mini';
@@ -35,16 +46,25 @@ export function modelSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): Mode
 /** Fewer tokens than this is not a chat model's context window but a mistake (a value in thousands, say). */
 const minimumContextTokens = 1_000;
 
-function contextTokensFrom(value: string | undefined): { contextTokens?: number } {
+/** `128000`, or `llama3.1:8b=8192,gpt-4.1=1000000` with an optional bare default among them. */
+function contextTokensFrom(value: string | undefined): { contextTokens?: ContextWindows } {
   const text = nonEmpty(value);
   if (text === undefined) return {};
-  const tokens = Number(text.replace(/_/g, ''));
-  if (!Number.isInteger(tokens) || tokens < minimumContextTokens) {
-    throw new Error(
-      `ARBOR_MODEL_CONTEXT_TOKENS must be the model's context window as a whole number of tokens, at least ${minimumContextTokens.toLocaleString('en-US')} (for example 128000), not "${text}".`,
-    );
+  const windows: ContextWindows = {};
+  for (const item of text.split(',').map((part) => part.trim())) {
+    const separator = item.lastIndexOf('=');
+    const model = separator === -1 ? undefined : item.slice(0, separator).trim();
+    const tokens = Number(item.slice(separator + 1).trim().replace(/_/g, ''));
+    if (!Number.isInteger(tokens) || tokens < minimumContextTokens || model === '' || (model === undefined && windows.default !== undefined)) {
+      throw new Error(
+        `ARBOR_MODEL_CONTEXT_TOKENS must give context windows as whole numbers of tokens, at least ${minimumContextTokens.toLocaleString('en-US')}: ` +
+          `one for every model (128000), per model (llama3.1=8192,gpt-4.1=1000000), or both (128000,llama3.1=8192); "${item}" in "${text}" is not one.`,
+      );
+    }
+    if (model === undefined) windows.default = tokens;
+    else windows.models = { ...windows.models, [model]: tokens };
   }
-  return { contextTokens: tokens };
+  return { contextTokens: windows };
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

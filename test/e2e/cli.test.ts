@@ -147,12 +147,15 @@ describe('the arbor CLI against a running worker', () => {
 
   it('reports the configured context window with doctor, and says what to fix in a bad one', async () => {
     const base = { ...env, ARBOR_CACHE_DIR: process.env.ARBOR_CACHE_DIR ?? '' };
-    const good = await runCli(['doctor', '--no-install'], { ...base, ARBOR_MODEL_CONTEXT_TOKENS: '128000' });
+    const good = await runCli(['doctor', '--no-install'], { ...base, ARBOR_MODEL_CONTEXT_TOKENS: '128000,llama3.1=8192' });
     expect(good.code, good.stderr).toBe(0);
-    expect(good.stdout).toContain('Context window 128,000 tokens');
+    expect(good.stdout).toContain('Context windows: llama3.1 8,192 tokens, other models 128,000 tokens');
+    const unset = await runCli(['doctor', '--no-install'], base);
+    expect(unset.stdout).toContain('Context windows: every model learned from the model endpoint');
     const bad = await runCli(['doctor', '--no-install'], { ...base, ARBOR_MODEL_CONTEXT_TOKENS: '128k' });
     expect(bad.code).not.toBe(0);
-    expect(bad.stderr).toContain(`ARBOR_MODEL_CONTEXT_TOKENS must be the model's context window as a whole number of tokens, at least 1,000 (for example 128000), not "128k".`);
+    expect(bad.stderr).toContain('ARBOR_MODEL_CONTEXT_TOKENS must give context windows as whole numbers of tokens, at least 1,000');
+    expect(bad.stderr).toContain('"128k" in "128k" is not one.');
   });
 });
 

@@ -57,7 +57,7 @@ export function faultWorker(apiKey: string, options: FaultWorkerOptions = {}) {
           defaultModel: 'fake-model',
           requestTimeoutMs: options.modelTimeoutMs ?? 10_000,
           ...(options.fetchModel ? { fetchModel: options.fetchModel } : {}),
-          ...(options.contextTokens ? { contextTokens: options.contextTokens } : {}),
+          ...(options.contextTokens ? { contextTokens: { default: options.contextTokens } } : {}),
         },
         search: { engines: [] },
         fetchAllow: parseAllowList(options.fetchAllow),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { modelSettingsFromEnv } from '../../src/activities/model-settings.js';
+import { contextTokensFor, modelSettingsFromEnv } from '../../src/activities/model-settings.js';
 
 describe('modelSettingsFromEnv', () => {
   it('defaults to the demo model with no key, no base URL and a two-minute timeout', () => {
@@ -54,16 +54,35 @@ describe('modelSettingsFromEnv', () => {
     expect(modelSettingsFromEnv({ ARBOR_MODEL_TIMEOUT_MS: value }).requestTimeoutMs).toBe(120_000);
   });
 
-  it('reads the context window from ARBOR_MODEL_CONTEXT_TOKENS, and has none when it is unset or blank', () => {
-    expect(modelSettingsFromEnv({ ARBOR_MODEL_CONTEXT_TOKENS: '128000' }).contextTokens).toBe(128_000);
-    expect(modelSettingsFromEnv({ ARBOR_MODEL_CONTEXT_TOKENS: ' 200_000 ' }).contextTokens).toBe(200_000);
+  it('reads one context window for every model from ARBOR_MODEL_CONTEXT_TOKENS, and none when it is unset or blank', () => {
+    expect(modelSettingsFromEnv({ ARBOR_MODEL_CONTEXT_TOKENS: '128000' }).contextTokens).toEqual({ default: 128_000 });
+    expect(modelSettingsFromEnv({ ARBOR_MODEL_CONTEXT_TOKENS: ' 200_000 ' }).contextTokens).toEqual({ default: 200_000 });
     expect(modelSettingsFromEnv({ ARBOR_MODEL_CONTEXT_TOKENS: ' ' })).not.toHaveProperty('contextTokens');
     expect(modelSettingsFromEnv({})).not.toHaveProperty('contextTokens');
   });
 
-  it.each(['128k', '0', '999', '-5', '1.5e5x', '64000.5'])('refuses ARBOR_MODEL_CONTEXT_TOKENS=%j with a message that says what to give', (value) => {
+  it('reads context windows per model, with a default for the others, and gives each model its own', () => {
+    const settings = modelSettingsFromEnv({ ARBOR_MODEL_CONTEXT_TOKENS: '128000, llama3.1:8b=8192 ,gpt-4.1=1_000_000' });
+    expect(settings.contextTokens).toEqual({ default: 128_000, models: { 'llama3.1:8b': 8_192, 'gpt-4.1': 1_000_000 } });
+    expect(contextTokensFor(settings, 'llama3.1:8b')).toBe(8_192);
+    expect(contextTokensFor(settings, 'gpt-4o-mini')).toBe(128_000);
+    const namedOnly = modelSettingsFromEnv({ ARBOR_MODEL_CONTEXT_TOKENS: 'small=4096' });
+    expect(contextTokensFor(namedOnly, 'small')).toBe(4_096);
+    expect(contextTokensFor(namedOnly, 'other')).toBeUndefined();
+  });
+
+  it.each([
+    ['128k', '128k'],
+    ['0', '0'],
+    ['999', '999'],
+    ['64000.5', '64000.5'],
+    ['128000,64000', '64000'],
+    ['=8192', '=8192'],
+    ['llama=8k', 'llama=8k'],
+    ['128000,,llama=8192', ''],
+  ])('refuses ARBOR_MODEL_CONTEXT_TOKENS=%j with a message that says what to give', (value, item) => {
     expect(() => modelSettingsFromEnv({ ARBOR_MODEL_CONTEXT_TOKENS: value })).toThrow(
-      `ARBOR_MODEL_CONTEXT_TOKENS must be the model's context window as a whole number of tokens, at least 1,000 (for example 128000), not "${value}".`,
+      `ARBOR_MODEL_CONTEXT_TOKENS must give context windows as whole numbers of tokens, at least 1,000: one for every model (128000), per model (llama3.1=8192,gpt-4.1=1000000), or both (128000,llama3.1=8192); "${item}" in "${value}" is not one.`,
     );
   });
 });

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { modelSettingsFromEnv } from '../../activities/model-settings.js';
+import { modelSettingsFromEnv, type ContextWindows } from '../../activities/model-settings.js';
 import { doctorReport, type DoctorReport } from '../../temporal/doctor.js';
 import { isServerReachable } from '../../temporal/dev-server.js';
 import { createOutput } from '../output.js';
@@ -52,7 +52,14 @@ function renderDoctor(report: { temporal: Record<string, unknown>; model: Record
     `Temporal server ${report.temporal.address} (namespace ${report.temporal.namespace}): ${report.temporal.reachable ? 'reachable' : 'not reachable'}`,
     `Task queue ${report.temporal.task_queue}`,
     `Model ${report.model.default_model}${report.model.base_url ? ` at ${report.model.base_url}` : ''}, API key ${report.model.api_key}`,
-    `Context window ${report.model.context_tokens ? `${Number(report.model.context_tokens).toLocaleString('en-US')} tokens` : 'learned from the model endpoint (ARBOR_MODEL_CONTEXT_TOKENS not set)'}`,
+    `Context windows: ${describeContextWindows(report.model.context_tokens as ContextWindows | null)}`,
   );
   return lines.join('\n');
+}
+
+function describeContextWindows(windows: ContextWindows | null): string {
+  const tokens = (count: number) => `${count.toLocaleString('en-US')} tokens`;
+  const named = Object.entries(windows?.models ?? {}).map(([model, count]) => `${model} ${tokens(count)}`);
+  const others = windows?.default !== undefined ? tokens(windows.default) : 'learned from the model endpoint';
+  return [...named, `${named.length > 0 ? 'other models' : 'every model'} ${others}`].join(', ');
 }
