@@ -5,7 +5,8 @@ import { ArborClientError } from './client-errors.js';
 import { connectClient, loadConnectionSettings, type ConnectionOverrides, type ConnectionSettings } from './connection.js';
 import { sessionInputSchema, sessionWorkflowType, type SessionOptions } from './shared/session.js';
 import { defaultTitle } from './shared/titles.js';
-import { SessionHandle } from './session-handle.js';
+import { SessionHandle, type SessionHandleOptions } from './session-handle.js';
+import { checkQueryTimeout } from './query-failures.js';
 import { MemoryHandle } from './memory-handle.js';
 import { AutomationsHandle } from './automations-handle.js';
 import { defaultOwner } from './shared/tools/memory.js';
@@ -14,7 +15,8 @@ import { isToolName, toolNames } from './shared/tools/registry.js';
 import type { arborSession } from './workflows/session-workflow.js';
 
 export { ArborClientError } from './client-errors.js';
-export { SessionHandle, type WaitOptions } from './session-handle.js';
+export { SessionHandle, type SessionHandleOptions, type WaitOptions } from './session-handle.js';
+export { UnansweredQueryError } from './query-failures.js';
 export type { SessionOptions, SessionSnapshot, SessionStatus, TranscriptEntry, SessionResult } from './shared/session.js';
 export type { SessionEvent, SessionEventType, EventPage } from './shared/events.js';
 export type { Question, QuestionOption, QuestionSet } from './shared/tools/ask-user.js';
@@ -27,7 +29,7 @@ export type { Automation, AutomationRun } from './shared/tools/automations.js';
 export type { TreeEvent, TreeReadOptions } from './events/tree-events.js';
 export type { EventReadOptions } from './events/session-events.js';
 
-export interface ConnectOptions extends ConnectionOverrides {
+export interface ConnectOptions extends ConnectionOverrides, SessionHandleOptions {
   env?: NodeJS.ProcessEnv;
 }
 
@@ -46,14 +48,18 @@ export class ArborClient {
   constructor(
     readonly temporal: Client,
     readonly taskQueue: string,
-  ) {}
-
-  static async connect(options: ConnectOptions = {}): Promise<ArborClient> {
-    return ArborClient.fromSettings(loadConnectionSettings(options.env ?? process.env, options));
+    private readonly handleOptions: SessionHandleOptions = {},
+  ) {
+    checkQueryTimeout(handleOptions.queryTimeoutMs);
   }
 
-  static async fromSettings(settings: ConnectionSettings): Promise<ArborClient> {
-    return new ArborClient(await connectClient(settings), settings.taskQueue);
+  static async connect(options: ConnectOptions = {}): Promise<ArborClient> {
+    return ArborClient.fromSettings(loadConnectionSettings(options.env ?? process.env, options), options);
+  }
+
+  static async fromSettings(settings: ConnectionSettings, handleOptions: SessionHandleOptions = {}): Promise<ArborClient> {
+    checkQueryTimeout(handleOptions.queryTimeoutMs);
+    return new ArborClient(await connectClient(settings), settings.taskQueue, handleOptions);
   }
 
   /** Starts a root session and returns its handle; the session id is a new UUID. */
@@ -74,12 +80,12 @@ export class ArborClient {
       args: [input],
       staticSummary: input.title ?? defaultTitle(input.instruction),
     });
-    return new SessionHandle(sessionId, this.temporal);
+    return new SessionHandle(sessionId, this.temporal, this.handleOptions);
   }
 
   /** A handle to an existing session. The id must be a session id (a UUID). */
   session(sessionId: string): SessionHandle {
-    return new SessionHandle(checkSessionId(sessionId), this.temporal);
+    return new SessionHandle(checkSessionId(sessionId), this.temporal, this.handleOptions);
   }
 
   /** The memories of an owner (default `default`), shared by all the owner's sessions. */

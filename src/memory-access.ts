@@ -3,6 +3,7 @@ import { memoryReadQuery, memoryWriteUpdate } from './shared/messages.js';
 import type { ToolReply } from './shared/tool-reply.js';
 import { memoryStoreId, memoryStoreWorkflowType, type MemoryRead, type MemoryWriteRequest } from './shared/tools/memory.js';
 import type { MemoryStoreInput } from './workflows/memory-store-workflow.js';
+import { boundedQuery } from './query-failures.js';
 
 /**
  * Reads and writes an owner's memories in the owner's memory workflow, starting it on the first write. Used by the
@@ -41,7 +42,7 @@ export function createMemoryAccess(client: Client, taskQueue: string) {
     /** Runs a read; an owner without a store has no memories. */
     async read(owner: string, request: MemoryRead): Promise<unknown> {
       try {
-        return await handle(owner).query(memoryReadQuery, request);
+        return await boundedQuery(client, memoryStoreId(owner), () => handle(owner).query(memoryReadQuery, request));
       } catch (error) {
         if (!(error instanceof WorkflowNotFoundError)) throw error;
         return request.op === 'list' ? { total: 0, memories: [] } : { results: [] };

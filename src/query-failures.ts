@@ -1,14 +1,65 @@
-import { ServiceError } from '@temporalio/client';
+import { ServiceError, type Client } from '@temporalio/client';
+import { ArborClientError } from './client-errors.js';
+
+/** How long a query may go unanswered before it counts as unanswered, as the server itself counts one no worker takes. */
+export const defaultQueryTimeoutMs = 30_000;
 
 /** gRPC codes of a query that no worker answered in time: CANCELLED, DEADLINE_EXCEEDED, UNAVAILABLE. */
 const noAnswerCodes = new Set([1, 4, 14]);
+const deadlineExceeded = 4;
+
+/** A query that got no answer within its deadline: no worker took it, or the answer was lost on its way. */
+export class UnansweredQueryError extends ArborClientError {
+  constructor(workflowId: string, timeoutMs: number, options: { cause: unknown }) {
+    super(
+      `No answer from ${workflowId} within ${formatSeconds(timeoutMs)}: no worker answered the query, or its answer was lost on the way. ` +
+        'Is an Arbor worker running against this Temporal server and task queue? Asking again may succeed.',
+      options,
+    );
+  }
+}
+
+/** Returns a query timeout given by a caller, or the default; throws a clear error for one that is not a positive number. */
+export function checkQueryTimeout(timeoutMs: number | undefined): number {
+  if (timeoutMs === undefined) return defaultQueryTimeoutMs;
+  if (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs <= 0) {
+    throw new ArborClientError(`queryTimeoutMs must be a positive number of milliseconds, not ${typeof timeoutMs === 'number' ? String(timeoutMs) : JSON.stringify(timeoutMs)}.`);
+  }
+  return timeoutMs;
+}
 
 /**
  * Whether a query failed only because no worker answered it in time (workers restarting, or all busy): asking again
  * later may succeed, unlike a query the workflow refused.
  */
 export function isUnansweredQuery(error: unknown): boolean {
-  if (!(error instanceof ServiceError)) return false;
+  if (error instanceof UnansweredQueryError) return true;
+  return error instanceof ServiceError && noAnswerCodes.has(grpcCode(error) ?? -1);
+}
+
+/**
+ * Runs `query` (one query call) with a deadline, so an answer lost on a broken stream cannot hang the caller: without
+ * one, a gRPC call waits for ever. A caller's own shorter deadline (`client.withDeadline`) is kept.
+ */
+export async function boundedQuery<T>(client: Client, workflowId: string, query: () => Promise<T>, timeoutMs = defaultQueryTimeoutMs): Promise<T> {
+  const own = Date.now() + timeoutMs;
+  const outer = (client.connection as { callContextStorage?: { getStore(): { deadline?: number | Date } | undefined } }).callContextStorage?.getStore()?.deadline;
+  const deadline = outer === undefined ? own : Math.min(own, Number(outer));
+  try {
+    return await client.withDeadline(deadline, query);
+  } catch (error) {
+    if (error instanceof ServiceError && grpcCode(error) === deadlineExceeded && deadline === own) {
+      throw new UnansweredQueryError(workflowId, timeoutMs, { cause: error });
+    }
+    throw error;
+  }
+}
+
+function grpcCode(error: ServiceError): number | undefined {
   const code = (error.cause as { code?: unknown } | undefined)?.code;
-  return typeof code === 'number' && noAnswerCodes.has(code);
+  return typeof code === 'number' ? code : undefined;
+}
+
+function formatSeconds(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
 }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { CancelledFailure, WorkflowFailedError, WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { z } from 'zod';
 import { ArborClientError } from './client-errors.js';
-import { isUnansweredQuery } from './query-failures.js';
+import { boundedQuery, checkQueryTimeout, isUnansweredQuery } from './query-failures.js';
 import { createSessionTree, type SessionTreeNode, type StoppedSessions } from './session-tree.js';
 import { messageStateQuery, snapshotQuery, transcriptQuery, userMessageSignal } from './shared/messages.js';
 import {
@@ -86,15 +86,26 @@ export interface WaitOptions {
   pollIntervalMs?: number;
 }
 
+export interface SessionHandleOptions {
+  /**
+   * How long each query (snapshot, a transcript page, a message's state) may go unanswered before it fails with
+   * UnansweredQueryError (default 30 s, as long as the server waits for a worker). `waitUntilIdle` asks again.
+   */
+  queryTimeoutMs?: number;
+}
+
 /** A session by id: send it messages, read its snapshot and transcript, wait for its turns to end. */
 export class SessionHandle {
   private readonly workflow: WorkflowHandle<typeof arborSession>;
+  private readonly queryTimeoutMs: number;
 
   constructor(
     readonly id: string,
     private readonly client: Client,
+    options: SessionHandleOptions = {},
   ) {
     this.workflow = client.workflow.getHandle<typeof arborSession>(id);
+    this.queryTimeoutMs = checkQueryTimeout(options.queryTimeoutMs);
   }
 
   /**
@@ -108,7 +119,7 @@ export class SessionHandle {
     const message = parsed.data;
     const id = message.id!;
     try {
-      await sendWindows.send(this.id, id, () => this.workflow.signal(userMessageSignal, message), async (sent) => (await this.workflow.query(messageStateQuery, sent)) !== 'unknown');
+      await sendWindows.send(this.id, id, () => this.workflow.signal(userMessageSignal, message), async (sent) => (await this.query(() => this.workflow.query(messageStateQuery, sent))) !== 'unknown');
     } catch (error) {
       if (!(error instanceof WorkflowNotFoundError)) throw error;
       const ended = await this.workflow.describe().catch(() => undefined);
@@ -119,17 +130,17 @@ export class SessionHandle {
   }
 
   snapshot(): Promise<SessionSnapshot> {
-    return this.call(() => this.workflow.query(snapshotQuery));
+    return this.call(() => this.query(() => this.workflow.query(snapshotQuery)));
   }
 
   /** The transcript, or the range of it given, read in pages of bounded size. */
   transcript(range?: TranscriptRange): Promise<TranscriptEntry[]> {
-    return this.call(() => readTranscriptPages((page) => this.workflow.query(transcriptQuery, page), range));
+    return this.call(() => readTranscriptPages((page) => this.query(() => this.workflow.query(transcriptQuery, page)), range));
   }
 
   /** Whether a message id was never seen, is queued, or has been taken into a turn. */
   messageState(messageId: string): Promise<MessageState> {
-    return this.call(() => this.workflow.query(messageStateQuery, messageId));
+    return this.call(() => this.query(() => this.workflow.query(messageStateQuery, messageId)));
   }
 
   /** Resolves with the snapshot once the session is no longer running a turn (and, given a message id, has handled it). */
@@ -157,7 +168,7 @@ export class SessionHandle {
       } catch (error) {
         // No worker answered in time (one restarting, say): the session is still there, so ask again.
         if (!isUnansweredQuery(error)) throw error;
-        last = `unanswered (${(error as Error).message}: no worker answered the query in time)`;
+        last = `unanswered (${(error as Error).message})`;
       }
       if (Date.now() >= deadline) {
         throw new ArborClientError(`Session ${this.id} is still ${last} after ${options.timeoutMs} ms.`);
@@ -216,6 +227,10 @@ export class SessionHandle {
       const last = (await this.snapshot()).last_message;
       return { session_id: this.id, status: 'stopped', final_message: last?.role === 'assistant' ? last.content : null };
     }
+  }
+
+  private query<T>(query: () => Promise<T>): Promise<T> {
+    return boundedQuery(this.client, this.id, query, this.queryTimeoutMs);
   }
 
   private async call<T>(operation: () => Promise<T>): Promise<T> {

@@ -4,6 +4,7 @@ import { checkAnswers, type Answers } from './shared/answers.js';
 import { answerQuestionsUpdate, snapshotQuery } from './shared/messages.js';
 import type { AnswerReceipt } from './shared/questions.js';
 import type { QuestionSet } from './shared/tools/ask-user.js';
+import { boundedQuery } from './query-failures.js';
 
 /** The question sets waiting in a session's tree: the session's own and, through its root, those of every session below. */
 export async function pendingQuestionsOf(client: Client, sessionId: string): Promise<QuestionSet[]> {
@@ -55,7 +56,7 @@ function describeSets(sets: QuestionSet[]): string {
 
 async function querySnapshot(client: Client, sessionId: string) {
   try {
-    return await client.workflow.getHandle(sessionId).query(snapshotQuery);
+    return await boundedQuery(client, sessionId, () => client.workflow.getHandle(sessionId).query(snapshotQuery));
   } catch (error) {
     if (error instanceof WorkflowNotFoundError) throw new ArborClientError(`No session with id ${sessionId}.`);
     throw error;

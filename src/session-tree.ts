@@ -4,6 +4,7 @@ import { closedStatuses, type SessionSnapshot, type SessionStatus } from './shar
 
 import type { ToolReply } from './shared/tool-reply.js';
 import { listSubtree } from './tree-listing.js';
+import { boundedQuery } from './query-failures.js';
 
 type TreeReply<T> = ToolReply<T>;
 
@@ -37,7 +38,7 @@ export interface SessionTreeNode {
 export function createSessionTree(client: Client, heartbeat: () => void = () => undefined) {
   async function snapshotOf(sessionId: string): Promise<SessionSnapshot | undefined> {
     try {
-      return await client.workflow.getHandle(sessionId).query(snapshotQuery);
+      return await boundedQuery(client, sessionId, () => client.workflow.getHandle(sessionId).query(snapshotQuery));
     } catch (error) {
       if (error instanceof WorkflowNotFoundError) return undefined;
       throw error;

@@ -14,6 +14,7 @@ import { searchConfigFromEnv, type SearchConfig } from '../web/search/index.js';
 import { allowListFromEnv, type AllowList } from '../web/fetch/index.js';
 import { createOpenAIClient } from './openai-client.js';
 import { cronTimezoneFromEnv, loopLimitsFromEnv, questionTimeoutFromEnv } from './durations.js';
+import { boundedQuery } from '../query-failures.js';
 
 export interface ActivityDependencies {
   client: Client;
@@ -46,7 +47,7 @@ export function createActivities({
   const unavailableTools = search.engines.length === 0 ? ['webSearch'] : [];
   const transcripts = new TranscriptCache((sessionId, runId, count) => {
     const handle = client.workflow.getHandle(sessionId, runId);
-    return readTranscriptPages((page) => handle.query(transcriptQuery, page), { limit: count });
+    return readTranscriptPages((page) => boundedQuery(client, sessionId, () => handle.query(transcriptQuery, page)), { limit: count });
   });
 
   return {

@@ -19,6 +19,7 @@ import {
 } from '../shared/tools/automations.js';
 import type { arborSession } from '../workflows/session-workflow.js';
 import { scheduleSpecFor } from './schedule-spec.js';
+import { boundedQuery } from '../query-failures.js';
 
 /** What a schedule's memo keeps about its automation. */
 interface AutomationMemo {
@@ -111,7 +112,7 @@ export function createAutomations(client: Client, taskQueue: string) {
     if (!automationId) throw new AutomationError(`"${runId}" is not an automation run id.`);
     const handle = client.workflow.getHandle(runId);
     try {
-      const [description, snapshot] = await Promise.all([handle.describe(), handle.query(snapshotQuery)]);
+      const [description, snapshot] = await Promise.all([handle.describe(), boundedQuery(client, runId, () => handle.query(snapshotQuery))]);
       if (snapshot.owner !== owner) throw new AutomationError(`No run ${runId} for ${owner}.`);
       const status = runStatus(description.status.name);
       const last = snapshot.last_message;

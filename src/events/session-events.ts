@@ -3,6 +3,7 @@ import type { SessionEvent } from '../shared/events.js';
 import { eventsQuery } from '../shared/messages.js';
 import { HistoryWatch } from './history-watch.js';
 import { abortableCall } from './abortable-call.js';
+import { boundedQuery } from '../query-failures.js';
 
 export interface EventReadOptions {
   /** Read events with a larger seq than this (default 0: everything the session still buffers). */
@@ -32,7 +33,7 @@ export async function* readSessionEvents(client: Client, sessionId: string, opti
         running = description.status.name === 'RUNNING';
         watch = new HistoryWatch(client, sessionId, description.runId);
       }
-      const page = await call(() => handle.query(eventsQuery, { after }));
+      const page = await call(() => boundedQuery(client, sessionId, () => handle.query(eventsQuery, { after })));
       if (page.missed > 0) options.onMissed?.(page.missed);
       for (const event of page.events) {
         yield event;

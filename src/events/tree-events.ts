@@ -3,6 +3,7 @@ import type { SessionEvent } from '../shared/events.js';
 import { snapshotQuery } from '../shared/messages.js';
 import { readSessionEvents } from './session-events.js';
 import { abortableCall } from './abortable-call.js';
+import { boundedQuery } from '../query-failures.js';
 
 /** An event of some session in a tree, with which session it came from. */
 export interface TreeEvent {
@@ -50,7 +51,7 @@ export async function* readTreeEvents(client: Client, rootId: string, options: T
     const session = { id, title, depth };
     const reader = (async () => {
       try {
-        const snapshot = await abortableCall(client, signal, () => client.workflow.getHandle(id).query(snapshotQuery));
+        const snapshot = await abortableCall(client, signal, () => boundedQuery(client, id, () => client.workflow.getHandle(id).query(snapshotQuery)));
         session.title = snapshot.title;
         const after = from === 'now' ? snapshot.last_event_seq : from;
         for (const child of snapshot.children) follow(child.sub_session_id, child.title, depth + 1, options.runningSubAgents === 'now' ? 'now' : 0);

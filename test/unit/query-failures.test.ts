@@ -1,6 +1,7 @@
 import { ServiceError } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
-import { isUnansweredQuery } from '../../src/query-failures.js';
+import { ArborClientError } from '../../src/client-errors.js';
+import { checkQueryTimeout, defaultQueryTimeoutMs, isUnansweredQuery, UnansweredQueryError } from '../../src/query-failures.js';
 
 const grpcError = (code: number) => Object.assign(new Error(`${code} grpc`), { code });
 
@@ -13,5 +14,23 @@ describe('isUnansweredQuery', () => {
     expect(isUnansweredQuery(new ServiceError('Failed to query Workflow', { cause: grpcError(3) }))).toBe(false);
     expect(isUnansweredQuery(new ServiceError('Failed to query Workflow'))).toBe(false);
     expect(isUnansweredQuery(grpcError(1))).toBe(false);
+  });
+});
+
+describe('UnansweredQueryError and the query timeout', () => {
+  it('counts an UnansweredQueryError as unanswered, so waitUntilIdle asks again', () => {
+    const error = new UnansweredQueryError('session-1', 30_000, { cause: new ServiceError('Failed to query Workflow', { cause: grpcError(4) }) });
+    expect(isUnansweredQuery(error)).toBe(true);
+    expect(error).toBeInstanceOf(ArborClientError);
+    expect(error.message).toMatch(/^No answer from session-1 within 30 s: no worker answered the query/);
+  });
+
+  it('takes the default when none is given and refuses one that is not a positive number', () => {
+    expect(checkQueryTimeout(undefined)).toBe(defaultQueryTimeoutMs);
+    expect(checkQueryTimeout(250)).toBe(250);
+    for (const bad of [0, -1, Number.POSITIVE_INFINITY, '5000' as unknown as number]) {
+      expect(() => checkQueryTimeout(bad)).toThrow(ArborClientError);
+    }
+    expect(() => checkQueryTimeout('5000' as unknown as number)).toThrow('not "5000"');
   });
 });
