@@ -1,4 +1,4 @@
-import { ServiceError, type Client } from '@temporalio/client';
+import { QueryNotRegisteredError, ServiceError, type Client } from '@temporalio/client';
 import { ArborClientError } from './client-errors.js';
 
 /** How long a query may go unanswered before it counts as unanswered, as the server itself counts one no worker takes. */
@@ -53,6 +53,16 @@ export async function boundedQuery<T>(client: Client, workflowId: string, query:
     }
     throw error;
   }
+}
+
+/**
+ * Whether a query failed because the workflow registers no handler of that name (a worker from before it). The dev
+ * server reports this as INVALID_ARGUMENT (QueryNotRegisteredError), the time-skipping test server as INTERNAL.
+ */
+export function isMissingQuery(error: unknown, queryName: string): boolean {
+  if (!(error instanceof QueryNotRegisteredError || error instanceof ServiceError)) return false;
+  const text = `${error.message} ${(error.cause as Error | undefined)?.message ?? ''}`;
+  return text.includes(`did not register a handler for ${queryName}.`);
 }
 
 function grpcCode(error: ServiceError): number | undefined {

@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { CancelledFailure, WorkflowFailedError, WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { z } from 'zod';
 import { ArborClientError } from './client-errors.js';
-import { boundedQuery, checkQueryTimeout, isUnansweredQuery } from './query-failures.js';
+import { boundedQuery, checkQueryTimeout, isMissingQuery, isUnansweredQuery } from './query-failures.js';
 import { createSessionTree, type SessionTreeNode, type StoppedSessions } from './session-tree.js';
-import { messageStateQuery, snapshotQuery, transcriptQuery, userMessageSignal } from './shared/messages.js';
+import { messageStateQuery, snapshotQuery, transcriptPageQuery, transcriptQuery, userMessageSignal } from './shared/messages.js';
 import {
   userMessageSchema,
   type MessageState,
@@ -21,7 +21,7 @@ import type { Answers } from './shared/answers.js';
 import { readSessionEvents, type EventReadOptions } from './events/session-events.js';
 import { readTreeEvents, type TreeEvent, type TreeReadOptions } from './events/tree-events.js';
 import { answerQuestionSet, pendingQuestionsOf } from './session-questions.js';
-import { readTranscriptPages } from './transcript-pages.js';
+import { readSessionTranscript, readTranscriptPages } from './transcript-pages.js';
 
 /**
  * The most messages one client has sent to one session that the session has not yet taken in (seen as queued or
@@ -133,9 +133,24 @@ export class SessionHandle {
     return this.call(() => this.query(() => this.workflow.query(snapshotQuery)));
   }
 
-  /** The transcript, or the range of it given, read in pages of bounded size. */
+  /**
+   * The transcript, or the range of it given, read in pages of bounded size. Positions are the session's: an offset
+   * taken from a snapshot's `message_count` still points after the same entries when the session has since continued
+   * as new; entries compacted away by then are not returned (the range starts at the oldest entry still held).
+   */
   transcript(range?: TranscriptRange): Promise<TranscriptEntry[]> {
-    return this.call(() => readTranscriptPages((page) => this.query(() => this.workflow.query(transcriptQuery, page)), range));
+    return this.call(async () => {
+      try {
+        return await readSessionTranscript(
+          (page, runId) => this.query(() => (runId ? this.client.workflow.getHandle(this.id, runId) : this.workflow).query(transcriptPageQuery, page)),
+          range,
+        );
+      } catch (error) {
+        // A worker from before the transcriptPage query: read by the run's positions, as it answers them.
+        if (!isMissingQuery(error, transcriptPageQuery.name)) throw error;
+        return readTranscriptPages((page) => this.query(() => this.workflow.query(transcriptQuery, page)), range);
+      }
+    });
   }
 
   /** Whether a message id was never seen, is queued, or has been taken into a turn. */
@@ -155,7 +170,8 @@ export class SessionHandle {
         last = snapshot.status;
         if (options.onEntries && snapshot.message_count > seen) {
           const entries = await this.transcript({ offset: seen, limit: snapshot.message_count - seen });
-          seen += entries.length;
+          // Entries compacted away meanwhile are skipped: what was read ends at the snapshot's count either way.
+          seen = snapshot.message_count;
           if (entries.length > 0) options.onEntries(entries);
         }
         const state = options.messageId === undefined ? 'handled' : await this.messageState(options.messageId);

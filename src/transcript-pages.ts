@@ -1,4 +1,4 @@
-import type { TranscriptEntry, TranscriptPageRequest, TranscriptRange } from './shared/session.js';
+import type { TranscriptEntry, TranscriptPage, TranscriptPageRequest, TranscriptRange } from './shared/session.js';
 
 /**
  * Characters of transcript one query answers with. Entries hold up to 200,000 characters (a message) or 1 MB (a model
@@ -7,7 +7,7 @@ import type { TranscriptEntry, TranscriptPageRequest, TranscriptRange } from './
  */
 export const transcriptPageChars = 500_000;
 
-/** Reads a transcript range with as many bounded queries as it takes. */
+/** Reads a range of one run's transcript (positions in that run) with as many bounded queries as it takes. */
 export async function readTranscriptPages(
   query: (page: TranscriptPageRequest) => Promise<TranscriptEntry[]>,
   range: TranscriptRange = {},
@@ -21,5 +21,27 @@ export async function readTranscriptPages(
     if (page.length === 0) return entries;
     entries.push(...page);
     offset += page.length;
+  }
+}
+
+/**
+ * Reads a range of a session's transcript by the session's positions, in bounded pages. The first page is asked of the
+ * session's current run, the later ones of the run that answered it (`runId`), so the entries all come from one run.
+ */
+export async function readSessionTranscript(
+  query: (page: TranscriptPageRequest, runId: string | undefined) => Promise<TranscriptPage>,
+  range: TranscriptRange = {},
+): Promise<TranscriptEntry[]> {
+  const entries: TranscriptEntry[] = [];
+  let offset = Math.max(0, range.offset ?? 0);
+  let runId: string | undefined;
+  for (;;) {
+    const remaining = range.limit === undefined ? undefined : range.limit - entries.length;
+    if (remaining !== undefined && remaining <= 0) return entries;
+    const page = await query({ offset, ...(remaining !== undefined ? { limit: remaining } : {}), max_chars: transcriptPageChars }, runId);
+    runId ??= page.run_id;
+    entries.push(...page.entries);
+    offset = page.offset + page.entries.length;
+    if (page.entries.length === 0 || offset >= page.total) return entries;
   }
 }

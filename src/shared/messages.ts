@@ -4,7 +4,7 @@ import type { AnswerReceipt, AnswerRequest, TreeQuestionsChange } from './questi
 import type { TaskBoardRequest } from './tools/task-board.js';
 import type { MemoryRead, MemoryWriteRequest } from './tools/memory.js';
 import type { ToolReply } from './tool-reply.js';
-import type { MessageState, SessionSnapshot, SubAgentFinished, TranscriptEntry, TranscriptPageRequest, UserMessage } from './session.js';
+import type { MessageState, SessionSnapshot, SubAgentFinished, TranscriptEntry, TranscriptPage, TranscriptPageRequest, UserMessage } from './session.js';
 
 /** The public protocol of a session workflow, shared by the workflow code and the client. */
 
@@ -12,7 +12,10 @@ import type { MessageState, SessionSnapshot, SubAgentFinished, TranscriptEntry, 
 export const userMessageSignal = defineSignal<[UserMessage]>('userMessage');
 
 export const snapshotQuery = defineQuery<SessionSnapshot>('snapshot');
+/** Entries of this run's transcript, by their position in the run (the worker's rebuild of a model call reads these). */
 export const transcriptQuery = defineQuery<TranscriptEntry[], [TranscriptPageRequest?]>('transcript');
+/** A page of the transcript by the session's positions, which continue-as-new does not shift (clients read these). */
+export const transcriptPageQuery = defineQuery<TranscriptPage, [TranscriptPageRequest?]>('transcriptPage');
 /** Whether a message id was never seen, is waiting in the inbox, or has been taken into a turn. */
 export const messageStateQuery = defineQuery<MessageState, [string]>('messageState');
 /** The session's numbered events after a given seq. */

@@ -132,6 +132,8 @@ export interface CarriedState {
    * a message sent again, or waited for, after continue-as-new is still known as handled. Absent in older runs.
    */
   forgotten_message_ids?: string[];
+  /** The session's position of the carried transcript's first entry (the entries before it were compacted away). */
+  transcript_start?: number;
 }
 
 export interface SessionInput extends SessionOptions {
@@ -208,6 +210,21 @@ export interface TranscriptRange {
  */
 export interface TranscriptPageRequest extends TranscriptRange {
   max_chars?: number;
+}
+
+/**
+ * A page of the `transcriptPage` query. Positions are the session's, not the run's: they stay valid when the session
+ * continues as new and leaves the oldest entries behind, so `message_count` from a snapshot, given back as an offset
+ * later, still points at the entries that followed it.
+ */
+export interface TranscriptPage {
+  entries: TranscriptEntry[];
+  /** The position of `entries[0]`: the one asked for, or the oldest still held when earlier ones were compacted away. */
+  offset: number;
+  /** The entries the session has had in all: the `message_count` of its snapshot. */
+  total: number;
+  /** The run that answered. Later pages of one read ask the same run, so a continue-as-new between them mixes nothing. */
+  run_id: string;
 }
 
 /** What a session's workflow returns when it ends. */

@@ -8,6 +8,7 @@ import {
   type SessionStatus,
   type StoredPlan,
   type TranscriptEntry,
+  type TranscriptPage,
   type TranscriptPageRequest,
   type UserMessage,
 } from '../shared/session.js';
@@ -79,6 +80,8 @@ export class SessionState {
   updatedAt: string;
   /** Handled user messages no longer in the transcript (compacted away at continue-as-new), oldest first. */
   private readonly forgottenMessageIds: ReadonlySet<string>;
+  /** The session's position of `transcript[0]`: how many entries earlier runs compacted away (less their notices). */
+  private readonly transcriptStart: number;
 
   constructor(
     readonly identity: SessionIdentity,
@@ -114,6 +117,7 @@ export class SessionState {
     this.createdAt = carried?.created_at ?? now;
     this.updatedAt = now;
     this.forgottenMessageIds = new Set(carried?.forgotten_message_ids);
+    this.transcriptStart = carried?.transcript_start ?? 0;
   }
 
   /** Takes in where the session runs, as the worker (or, for a sub-agent, its parent) described it. */
@@ -288,6 +292,19 @@ export class SessionState {
     return this.transcript.slice(offset, stop);
   }
 
+  /** A page by the session's positions; a position before the oldest entry still held reads from that entry. */
+  transcriptPage(request: TranscriptPageRequest = {}, runId: string): TranscriptPage {
+    const asked = typeof request.offset === 'number' && Number.isFinite(request.offset) ? Math.floor(request.offset) : 0;
+    const offset = Math.max(this.transcriptStart, asked);
+    const entries = this.transcriptRange({ ...request, offset: offset - this.transcriptStart });
+    return { entries, offset, total: this.messageCount(), run_id: runId };
+  }
+
+  /** The entries the session has had in all, over every run. */
+  private messageCount(): number {
+    return this.transcriptStart + this.transcript.length;
+  }
+
   /** The text a caller sees as the session's answer: the last assistant message with content. */
   finalMessage(): string | null {
     for (let i = this.transcript.length - 1; i >= 0; i--) {
@@ -306,7 +323,7 @@ export class SessionState {
       created_at: this.createdAt,
       updated_at: this.updatedAt,
       turn: this.turn,
-      message_count: this.transcript.length,
+      message_count: this.messageCount(),
       queued_messages: this.inbox.length,
       last_message: last ? { id: last.id, role: last.role, content: last.content, created_at: last.created_at } : null,
       last_error: this.lastError,
@@ -326,8 +343,10 @@ export class SessionState {
   carry(): CarriedState {
     const transcript = compactTranscript(this.transcript, this.clock.now().toISOString());
     const forgotten = this.forgottenMessageIdsAfter(transcript);
+    const start = this.transcriptStart + this.transcript.length - transcript.length;
     return {
       transcript,
+      ...(start > 0 ? { transcript_start: start } : {}),
       ...(forgotten.length > 0 ? { forgotten_message_ids: forgotten } : {}),
       inbox: this.inbox,
       turn: this.turn,

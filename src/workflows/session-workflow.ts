@@ -17,6 +17,7 @@ import {
   eventsQuery,
   messageStateQuery,
   snapshotQuery,
+  transcriptPageQuery,
   transcriptQuery,
   subAgentFinishedSignal,
   taskBoardUpdate,
@@ -92,6 +93,8 @@ async function runSession(input: SessionInput): Promise<SessionResult> {
   });
   setHandler(snapshotQuery, () => state.snapshot());
   setHandler(transcriptQuery, (range) => state.transcriptRange(range));
+  const runId = workflowInfo().runId;
+  setHandler(transcriptPageQuery, (request) => state.transcriptPage(request, runId));
   setHandler(messageStateQuery, (id) => state.messageState(id));
   setHandler(eventsQuery, (range) => state.events.page(range));
   setHandler(answerQuestionsUpdate, (request) => acceptAnswers(state, request), { validator: (request) => checkAnswerRequest(state, request) });

@@ -87,6 +87,43 @@ describe('a session whose history grows past the continue-as-new suggestion', ()
     expect((await session.snapshot()).children[0]).toMatchObject({ status: 'stopped' });
   });
 
+  it('keeps transcript positions when a continue-as-new leaves old entries behind, so the entries after a snapshot\'s message_count are still that turn\'s', async () => {
+    const instruction = `compacting ${Date.now()}`;
+    const big = (label: string) => `${label} `.padEnd(190_000, 'x');
+    new ScriptedModel(fake).script(
+      instruction,
+      { content: 'Ready.' },
+      ...Array.from({ length: 6 }, (_, index) => ({ content: `Noted ${index}.` })),
+      // Two tool rounds make the last turn long enough that it ends with a continue-as-new.
+      call('listLoops', {}),
+      call('listLoops', {}),
+      { content: 'Here is what comes next.' },
+    );
+    const session = await client.startSession({ instruction });
+    await session.waitUntilIdle({ timeoutMs: 30_000 });
+    for (let index = 0; index < 6; index++) await session.waitUntilIdle({ messageId: await session.send(big(`message ${index}`)), timeoutMs: 30_000 });
+
+    const before = await session.snapshot();
+    const runBefore = (await client.temporal.workflow.getHandle(session.id).describe()).runId;
+    const messageId = await session.send(big('What comes next?'));
+    const streamed: string[] = [];
+    await session.waitUntilIdle({ messageId, fromEntry: before.message_count, onEntries: (entries) => streamed.push(...entries.map((entry) => entry.role)), timeoutMs: 30_000 });
+
+    // The turn ended by continuing as new, and the next run holds fewer entries than the session has had.
+    expect((await client.temporal.workflow.getHandle(session.id).describe()).runId).not.toBe(runBefore);
+    const held = await session.transcript();
+    expect(held[0]).toMatchObject({ role: 'notice' });
+    const after = await session.snapshot();
+    expect(held.length).toBeLessThan(after.message_count);
+    expect(after.message_count).toBe(before.message_count + 6);
+
+    const turn = await session.transcript({ offset: before.message_count });
+    expect(turn.map((entry) => entry.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'tool', 'assistant']);
+    expect(turn[0]!.id).toBe(messageId);
+    expect(turn.at(-1)!.content).toBe('Here is what comes next.');
+    expect(streamed).toEqual(turn.map((entry) => entry.role));
+  });
+
   async function runStatuses(workflowId: string): Promise<string[]> {
     const statuses: string[] = [];
     for await (const run of client.temporal.workflow.list({ query: `WorkflowId = '${workflowId}'` })) statuses.push(run.status.name);

@@ -1,7 +1,7 @@
-import { ServiceError } from '@temporalio/client';
+import { QueryNotRegisteredError, ServiceError } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
 import { ArborClientError } from '../../src/client-errors.js';
-import { checkQueryTimeout, defaultQueryTimeoutMs, isUnansweredQuery, UnansweredQueryError } from '../../src/query-failures.js';
+import { checkQueryTimeout, defaultQueryTimeoutMs, isMissingQuery, isUnansweredQuery, UnansweredQueryError } from '../../src/query-failures.js';
 
 const grpcError = (code: number) => Object.assign(new Error(`${code} grpc`), { code });
 
@@ -32,5 +32,20 @@ describe('UnansweredQueryError and the query timeout', () => {
       expect(() => checkQueryTimeout(bad)).toThrow(ArborClientError);
     }
     expect(() => checkQueryTimeout('5000' as unknown as number)).toThrow('not "5000"');
+  });
+});
+
+describe('isMissingQuery', () => {
+  const missing = 'Workflow did not register a handler for transcriptPage. Registered queries: [__stack_trace transcript]';
+
+  it('recognises a workflow without the named query, as the dev server and the test server report it', () => {
+    expect(isMissingQuery(new QueryNotRegisteredError(missing, 3), 'transcriptPage')).toBe(true);
+    expect(isMissingQuery(new ServiceError('Failed to query Workflow', { cause: Object.assign(new Error(`13 INTERNAL: ${missing}`), { code: 13 }) }), 'transcriptPage')).toBe(true);
+  });
+
+  it('does not take another query\'s absence, a failing handler or another error for it', () => {
+    expect(isMissingQuery(new QueryNotRegisteredError(missing, 3), 'transcript')).toBe(false);
+    expect(isMissingQuery(new QueryNotRegisteredError('transcriptPage failed: offset out of range', 3), 'transcriptPage')).toBe(false);
+    expect(isMissingQuery(new Error(missing), 'transcriptPage')).toBe(false);
   });
 });
