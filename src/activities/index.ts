@@ -2,7 +2,7 @@ import type { Client } from '@temporalio/client';
 import { transcriptQuery } from '../shared/messages.js';
 import { demoModelName, type SessionEnvironment } from '../shared/model.js';
 import { createCallModel } from './call-model.js';
-import type { ModelSettings } from './model-settings.js';
+import { contextTokensFor, type ModelSettings } from './model-settings.js';
 import { TranscriptCache } from './transcript-cache.js';
 import { readTranscriptPages } from '../transcript-pages.js';
 import { createSessionTreeActivities } from './session-tree.js';
@@ -58,7 +58,9 @@ export function createActivities({
     ...createWebActivities({
       search,
       fetchAllow,
-      ...(model.fetchModel ? { extraction: { client: createOpenAIClient(model), model: model.fetchModel } } : {}),
+      ...(model.fetchModel
+        ? { extraction: { client: createOpenAIClient(model), model: model.fetchModel, contextTokens: contextTokensFor(model, model.fetchModel) } }
+        : {}),
     }),
     callModel: createCallModel(model, transcripts),
 

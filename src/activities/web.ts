@@ -1,28 +1,24 @@
 import { Context } from '@temporalio/activity';
 import type OpenAI from 'openai';
 import type { ToolReply } from '../shared/tool-reply.js';
-import { extractionMessages, webFetch, WebFetchError, type AllowList, type Extractor, type WebFetchInput } from '../web/fetch/index.js';
+import { ExtractionInputTooLong, extractionMessages, webFetch, WebFetchError, type AllowList, type Extractor, type WebFetchInput } from '../web/fetch/index.js';
+import { budgetAfterOverflow, budgetForContextTokens, isContextOverflow, messagesSize } from './context-window.js';
 import { webSearch, WebSearchError, WebSearchInputError, type SearchConfig, type WebSearchInput, type WebSearchResult } from '../web/search/index.js';
 
 export interface WebSettings {
   search: SearchConfig;
   /** Hosts and ranges webFetch may reach despite the address policy (ARBOR_FETCH_ALLOW). */
   fetchAllow: AllowList;
-  /** The endpoint and small model that apply webFetch's prompt; without them, pages come back raw. */
-  extraction?: { client: OpenAI; model: string };
+  /**
+   * The endpoint and small model that apply webFetch's prompt; without them, pages come back raw. With the model's
+   * context window (tokens), pages are cut to fit it before they are sent.
+   */
+  extraction?: { client: OpenAI; model: string; contextTokens?: number | undefined };
 }
 
 /** The web tools' activities. Configuration (engine keys) stays in the worker; only the query and results enter history. */
 export function createWebActivities({ search, fetchAllow, extraction }: WebSettings) {
-  const extract: Extractor | undefined = extraction
-    ? async (content, prompt, url) => {
-        const completion = await extraction.client.chat.completions.create(
-          { model: extraction.model, messages: extractionMessages(content, prompt, url) },
-          { signal: Context.current().cancellationSignal },
-        );
-        return boundExtraction(completion.choices[0]?.message.content ?? '');
-      }
-    : undefined;
+  const extract = extraction ? createExtractor(extraction) : undefined;
 
   return {
     async fetchWebPage(input: WebFetchInput): Promise<ToolReply<string>> {
@@ -49,6 +45,29 @@ export function createWebActivities({ search, fetchAllow, extraction }: WebSetti
       }
     },
   };
+}
+
+/**
+ * Calls the small model to apply webFetch's prompt. Its request budget comes from the model's window where known; a
+ * refusal as too long teaches this worker a smaller one, and webFetch retries with the page cut to it.
+ */
+function createExtractor(extraction: { client: OpenAI; model: string; contextTokens?: number | undefined }): Extractor {
+  let budget = extraction.contextTokens === undefined ? Infinity : budgetForContextTokens(extraction.contextTokens);
+  // The request's size in the budget's measure, less the page content.
+  const overhead = (prompt: string, url: string) => messagesSize(extractionMessages('', prompt, url));
+  const extract: Extractor = async (content, prompt, url) => {
+    const messages = extractionMessages(content, prompt, url);
+    try {
+      const completion = await extraction.client.chat.completions.create({ model: extraction.model, messages }, { signal: Context.current().cancellationSignal });
+      return boundExtraction(completion.choices[0]?.message.content ?? '');
+    } catch (error) {
+      if (!isContextOverflow(error)) throw error;
+      budget = Math.min(budget, budgetAfterOverflow(error, messagesSize(messages)));
+      throw new ExtractionInputTooLong(Math.max(0, budget - overhead(prompt, url)), `the page is too long for ${extraction.model}'s context window (${error.message})`);
+    }
+  };
+  extract.maxInputBytes = (prompt, url) => (Number.isFinite(budget) ? Math.max(0, budget - overhead(prompt, url)) : undefined);
+  return extract;
 }
 
 /**

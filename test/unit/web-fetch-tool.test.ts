@@ -7,6 +7,7 @@ import { WebFetchError } from '../../src/web/fetch/errors.js';
 import { DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS, parseContentType } from '../../src/web/fetch/fetch-page.js';
 import { PageCache } from '../../src/web/fetch/page-cache.js';
 import { DEFAULT_EXTRACTION_THRESHOLD_BYTES, webFetch, type WebFetchOptions } from '../../src/web/fetch/web-fetch.js';
+import { ExtractionInputTooLong, type Extractor } from '../../src/web/fetch/extraction.js';
 
 type Handler = (request: http.IncomingMessage, response: http.ServerResponse, url: URL) => void;
 
@@ -498,6 +499,53 @@ describe('webFetch extraction', () => {
     expect(result).toContain('extraction by the helper model failed (model overloaded)');
     expect(result).toContain('only the first 1,000 bytes are shown');
     expect(result).toContain('The quick brown fox');
+  });
+
+  /** An extractor whose model takes at most `limit` bytes of content, refusing more as too long. */
+  function windowedExtractor(limit: number, known?: number) {
+    const sizes: number[] = [];
+    const extractor: Extractor = async (content) => {
+      sizes.push(Buffer.byteLength(content));
+      if (Buffer.byteLength(content) > limit) throw new ExtractionInputTooLong(limit - 500, 'too long for the window');
+      return `EXTRACTED from ${Buffer.byteLength(content)} bytes`;
+    };
+    if (known !== undefined) extractor.maxInputBytes = () => known;
+    return { extractor, sizes };
+  }
+
+  it('tries again with the page cut to what the model said it takes, and says how much was used', async () => {
+    const { extractor, sizes } = windowedExtractor(12_000);
+    const result = await webFetch({ url: `${server.origin}/sized?bytes=30000`, prompt: PROMPT }, { ...options, extract: extractor });
+    expect(sizes[0]).toBe(30_000);
+    expect(sizes).toHaveLength(2);
+    expect(sizes[1]).toBeLessThanOrEqual(12_000);
+    expect(result).toContain('EXTRACTED from');
+    expect(result).toContain('extracted for the prompt by a helper model from the first 11,500 bytes of 30,000 bytes');
+  });
+
+  it('cuts the page to the model\'s known window before the first call', async () => {
+    const { extractor, sizes } = windowedExtractor(12_000, 8_000);
+    const result = await webFetch({ url: `${server.origin}/sized?bytes=30000`, prompt: PROMPT }, { ...options, extract: extractor });
+    expect(sizes).toHaveLength(1);
+    expect(sizes[0]).toBeLessThan(8_200);
+    expect(result).toContain('from the first 8,000 bytes of 30,000 bytes');
+  });
+
+  it('gives up on extraction, showing the content, when the window takes too little of the page or keeps refusing', async () => {
+    const tiny = windowedExtractor(1_500);
+    const result = await webFetch({ url: `${server.origin}/sized?bytes=3000`, prompt: PROMPT }, { ...options, extract: tiny.extractor, extractionThresholdBytes: 1_000 });
+    expect(tiny.sizes).toEqual([3_000]);
+    expect(result).toMatch(/extraction by the helper model failed \(the helper model's context window takes less than 2,000 bytes/);
+    expect(result).toContain('The quick brown fox');
+
+    let calls = 0;
+    const stubborn: Extractor = async (content) => {
+      calls++;
+      throw new ExtractionInputTooLong(Buffer.byteLength(content) - 5_000, 'still too long');
+    };
+    const refused = await webFetch({ url: `${server.origin}/sized?bytes=40000`, prompt: PROMPT }, { ...options, extract: stubborn });
+    expect(calls).toBe(3);
+    expect(refused).toContain('extraction by the helper model failed (still too long)');
   });
 });
 

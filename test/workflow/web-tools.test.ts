@@ -142,4 +142,78 @@ describe('the web tools in a session (time-skipping server)', () => {
       await fake.stop();
     }
   });
+
+  describe('a small model with a context window smaller than the page', () => {
+    /** The fake small model's window, in characters of request body; it counts four characters a token. */
+    const windowChars = 40_000;
+    const requestChars = (request: { body: unknown }) => JSON.stringify(request.body).length;
+
+    async function windowedFake(): Promise<FakeOpenAI> {
+      const fake = await new FakeOpenAI().start();
+      fake.fallback = (request) => {
+        const chars = requestChars(request);
+        if (chars <= windowChars) return { content: `Extracted from a request of ${chars} characters.` };
+        return {
+          status: 400,
+          body: {
+            error: {
+              message: `This model's maximum context length is ${windowChars / 4} tokens. However, your messages resulted in ${Math.ceil(chars / 4)} tokens. Please reduce the length of the messages.`,
+              type: 'invalid_request_error',
+              param: 'messages',
+              code: 'context_length_exceeded',
+            },
+          },
+        };
+      };
+      return fake;
+    }
+
+    const fetchBig = (prompt: string) => `/tool webFetch {"url": "${new URL('/big', pagesUrl).toString()}", "prompt": "${prompt}"}`;
+
+    it('cuts the page to what the refusal allows, tries again, and sends no page too long after that', async () => {
+      const fake = await windowedFake();
+      try {
+        const model = { ...demoModel, baseURL: fake.baseURL, apiKey: 'sk-extract', fetchModel: 'small-model' };
+        await withWorker(
+          env,
+          model,
+          async (taskQueue) => {
+            const first = await run(taskQueue, { instruction: fetchBig('How many paragraphs?') });
+            expect(first.is_error).toBeUndefined();
+            expect(first.content).toContain('Extracted from a request of');
+            expect(first.content).toMatch(/extracted for the prompt by a helper model from the first [\d,]+ bytes of [\d,]+ bytes/);
+            expect(fake.requests.map(requestChars).map((chars) => chars <= windowChars)).toEqual([false, true]);
+
+            const second = await run(taskQueue, { instruction: fetchBig('Which paragraph comes last?') });
+            expect(second.content).toContain('Extracted from a request of');
+            expect(fake.requests).toHaveLength(3);
+            expect(requestChars(fake.requests[2]!)).toBeLessThanOrEqual(windowChars);
+          },
+          { fetchAllow: parseAllowList('127.0.0.1/32') },
+        );
+      } finally {
+        await fake.stop();
+      }
+    });
+
+    it('cuts the page to the window ARBOR_MODEL_CONTEXT_TOKENS gives the small model before the first call', async () => {
+      const fake = await windowedFake();
+      try {
+        const model = { ...demoModel, baseURL: fake.baseURL, apiKey: 'sk-extract', fetchModel: 'small-model', contextTokens: { models: { 'small-model': 10_000 } } };
+        await withWorker(
+          env,
+          model,
+          async (taskQueue) => {
+            const tool = await run(taskQueue, { instruction: fetchBig('How many paragraphs?') });
+            expect(tool.content).toContain('Extracted from a request of');
+            expect(fake.requests).toHaveLength(1);
+            expect(requestChars(fake.requests[0]!)).toBeLessThanOrEqual(windowChars);
+          },
+          { fetchAllow: parseAllowList('127.0.0.1/32') },
+        );
+      } finally {
+        await fake.stop();
+      }
+    });
+  });
 });

@@ -4,7 +4,24 @@
  */
 
 /** Asks a small fast model to pull what `prompt` wants out of `content` (fetched from `url`). */
-export type Extractor = (content: string, prompt: string, url: string) => Promise<string>;
+export type Extractor = ((content: string, prompt: string, url: string) => Promise<string>) & {
+  /** The most bytes of content the extractor's model takes with this prompt, where known (its window, or what it refused). */
+  maxInputBytes?: (prompt: string, url: string) => number | undefined;
+};
+
+/**
+ * Thrown by an extractor whose model refused the content as too long for its context window: webFetch tries again
+ * with the content cut to `maxBytes`.
+ */
+export class ExtractionInputTooLong extends Error {
+  override readonly name = 'ExtractionInputTooLong';
+  constructor(
+    readonly maxBytes: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
 
 export const EXTRACTION_SYSTEM_PROMPT = [
   'You extract information from a web page for another AI assistant.',

@@ -12,7 +12,7 @@ export {
   type AllowList,
 } from './address-policy.js';
 export { WebFetchError, type WebFetchErrorCode } from './errors.js';
-export { EXTRACTION_SYSTEM_PROMPT, extractionMessages, type Extractor } from './extraction.js';
+export { EXTRACTION_SYSTEM_PROMPT, ExtractionInputTooLong, extractionMessages, type Extractor } from './extraction.js';
 export {
   classifyContentType,
   DEFAULT_MAX_BYTES,

@@ -6,7 +6,7 @@
  */
 import { EMPTY_ALLOW_LIST, type AllowList } from './address-policy.js';
 import { WebFetchError } from './errors.js';
-import type { Extractor } from './extraction.js';
+import { ExtractionInputTooLong, type Extractor } from './extraction.js';
 import {
   DEFAULT_MAX_BYTES,
   DEFAULT_MAX_REDIRECTS,
@@ -27,6 +27,37 @@ export const DEFAULT_EXTRACTOR_INPUT_MAX_BYTES = 200_000;
 
 /** The cache used when the options name none: one per process, shared by every call. */
 export const sharedPageCache = new PageCache();
+
+/** Refusals as too long the extractor may answer with a smaller limit before webFetch gives up on extraction. */
+const extractionRefits = 2;
+/** Below this, a cut page says too little to be worth extracting from. */
+const minimumExtractorInputBytes = 2_000;
+
+type Extraction = { ok: true; body: string; maxInput: number } | { ok: false; reason: string };
+
+/**
+ * Runs the extractor on the page's content, cut to what the extractor's model takes: the configured limit, the
+ * model's known window, and after a refusal as too long, the smaller size the refusal allows.
+ */
+async function extractWithin(extract: Extractor, content: string, size: number, prompt: string, url: string, configuredMax?: number): Promise<Extraction> {
+  let maxInput = Math.min(configuredMax ?? DEFAULT_EXTRACTOR_INPUT_MAX_BYTES, extract.maxInputBytes?.(prompt, url) ?? Infinity);
+  for (let refits = 0; ; refits++) {
+    if (maxInput < minimumExtractorInputBytes) {
+      return { ok: false, reason: `the helper model's context window takes less than ${formatBytes(minimumExtractorInputBytes)} of page content` };
+    }
+    const input =
+      size > maxInput ? `${truncateUtf8(content, maxInput)}\n\n[Content cut here: the page has ${formatBytes(size)}; only the first ${formatBytes(maxInput)} are shown.]` : content;
+    try {
+      return { ok: true, body: await extract(input, prompt, url), maxInput };
+    } catch (error) {
+      if (error instanceof ExtractionInputTooLong && refits < extractionRefits && error.maxBytes < Math.min(maxInput, size)) {
+        maxInput = error.maxBytes;
+        continue;
+      }
+      return { ok: false, reason: error instanceof Error ? error.message : String(error) };
+    }
+  }
+}
 
 export interface WebFetchOptions {
   /** Hosts and ranges opened despite the address policy (parseAllowList(ARBOR_FETCH_ALLOW)). Default: none. */
@@ -244,23 +275,17 @@ export async function webFetch(input: WebFetchInput, options: WebFetchOptions = 
   if (size === 0) {
     notes.push('the page has no readable text (it may be built by JavaScript, which webFetch does not run)');
   } else if (options.extract) {
-    const maxInput = options.extractorInputMaxBytes ?? DEFAULT_EXTRACTOR_INPUT_MAX_BYTES;
-    let input = page.content;
-    if (size > maxInput) {
-      input = `${truncateUtf8(page.content, maxInput)}\n\n[Content cut here: the page has ${formatBytes(size)}; only the first ${formatBytes(maxInput)} are shown.]`;
-    }
-    try {
-      body = await options.extract(input, prompt, page.url);
+    const extraction = await extractWithin(options.extract, page.content, size, prompt, page.url, options.extractorInputMaxBytes);
+    if (extraction.ok) {
+      body = extraction.body;
       extracted = true;
       notes.push(
-        size > maxInput
-          ? `extracted for the prompt by a helper model from the first ${formatBytes(maxInput)} of ${formatBytes(size)}`
+        size > extraction.maxInput
+          ? `extracted for the prompt by a helper model from the first ${formatBytes(extraction.maxInput)} of ${formatBytes(size)}`
           : `extracted for the prompt by a helper model from ${formatBytes(size)} of content`,
       );
-    } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
-      notes.push(`extraction by the helper model failed (${reason.slice(0, 300)}); showing the content instead`);
-      body = page.content;
+    } else {
+      notes.push(`extraction by the helper model failed (${extraction.reason.slice(0, 300)}); showing the content instead`);
     }
   }
   if (!extracted && size > threshold) {
