@@ -4,6 +4,7 @@ import { closedStatuses, type SessionSnapshot, type SessionStatus } from './shar
 
 import type { ToolReply } from './shared/tool-reply.js';
 import { listSubtree } from './tree-listing.js';
+import { rootSessionIdKey } from './shared/search-attributes.js';
 import { boundedQuery } from './query-failures.js';
 
 type TreeReply<T> = ToolReply<T>;
@@ -71,6 +72,54 @@ export function createSessionTree(client: Client, heartbeat: () => void = () => 
         return { member, status: description.status.name, closeTime: description.closeTime?.getTime() ?? Infinity };
       }),
     );
+  }
+
+  /** Cancels sessions and waits until each has closed; each stops its own sub-agents first. */
+  async function cancelAndWait(sessionIds: string[]): Promise<void> {
+    const beating = setInterval(heartbeat, 2_000);
+    try {
+      await Promise.all(
+        sessionIds.map(async (sessionId) => {
+          const handle = client.workflow.getHandle(sessionId);
+          try {
+            await handle.cancel();
+          } catch (error) {
+            // Closed meanwhile: nothing to stop.
+            if (error instanceof WorkflowNotFoundError) return;
+            throw error;
+          }
+          await handle.result().catch(() => undefined);
+        }),
+      );
+    } finally {
+      clearInterval(beating);
+    }
+  }
+
+  /** The members that closed as cancelled, in the order they closed. */
+  function stoppedIn(closed: Awaited<ReturnType<typeof closingsOf>>): StoppedSessions {
+    const stopped = closed
+      .filter((entry) => entry.status === 'CANCELLED')
+      .sort((a, b) => a.closeTime - b.closeTime)
+      .map((entry) => ({ sub_session_id: entry.member.session_id, title: entry.member.title }));
+    return { stopped_sessions: stopped, total_stopped: stopped.length };
+  }
+
+  /**
+   * Stops what still runs below a session that has closed without stopping it: a session terminated (or timed out)
+   * does not reach sub-agents started to outlive its run. Each running sub-agent whose parent has closed is cancelled,
+   * and stops its own subtree, leaves first.
+   */
+  async function stopBelowClosed(targetId: string, closedAs: string, rootId: string | undefined): Promise<TreeReply<StoppedSessions>> {
+    const listed = rootId ? await listSubtree(client, rootId, targetId) : undefined;
+    const members = listed
+      ? listed.filter((session) => session.session_id !== targetId && session.execution_status === 'RUNNING')
+      : (await subtree(targetId, false)).map(({ session_id, title, parent_session_id }) => ({ session_id, title, parent_session_id }));
+    if (members.length === 0) return { ok: false, error: `Session ${targetId} has already ended (${closedAs}), and nothing below it is running.` };
+    const running = new Set(members.map((member) => member.session_id));
+    const orphans = members.filter((member) => !member.parent_session_id || !running.has(member.parent_session_id));
+    await cancelAndWait(orphans.map((member) => member.session_id));
+    return { ok: true, result: stoppedIn(await closingsOf(members, listed ? rootId : undefined, targetId)) };
   }
 
   /** Every session below `rootId`, walking down through the children each one records. */
@@ -157,6 +206,17 @@ export function createSessionTree(client: Client, heartbeat: () => void = () => 
         if (!checked.ok) return checked;
         target = checked.result;
       } else {
+        const description = await client.workflow
+          .getHandle(targetId)
+          .describe()
+          .catch((error: unknown) => {
+            if (error instanceof WorkflowNotFoundError) return undefined;
+            throw error;
+          });
+        if (!description) return { ok: false, error: `No session with id ${targetId}.` };
+        if (description.status.name !== 'RUNNING') {
+          return stopBelowClosed(targetId, description.status.name.toLowerCase(), description.typedSearchAttributes.get(rootSessionIdKey));
+        }
         target = await snapshotOf(targetId);
         if (!target) return { ok: false, error: `No session with id ${targetId}.` };
       }
@@ -166,20 +226,8 @@ export function createSessionTree(client: Client, heartbeat: () => void = () => 
       const members = listed
         ? listed.filter((session) => session.execution_status === 'RUNNING')
         : [target, ...(await subtree(targetId, false))].map(({ session_id, title }) => ({ session_id, title }));
-      const handle = client.workflow.getHandle(targetId);
-      const beating = setInterval(heartbeat, 2_000);
-      try {
-        await handle.cancel();
-        await handle.result().catch(() => undefined);
-      } finally {
-        clearInterval(beating);
-      }
-      const closed = await closingsOf(members, listed !== undefined ? target.root_session_id : undefined, targetId);
-      const stopped = closed
-        .filter((entry) => entry.status === 'CANCELLED')
-        .sort((a, b) => a.closeTime - b.closeTime)
-        .map((entry) => ({ sub_session_id: entry.member.session_id, title: entry.member.title }));
-      return { ok: true, result: { stopped_sessions: stopped, total_stopped: stopped.length } };
+      await cancelAndWait([targetId]);
+      return { ok: true, result: stoppedIn(await closingsOf(members, listed !== undefined ? target.root_session_id : undefined, targetId)) };
     },
   };
 }

@@ -42,4 +42,32 @@ describe('stopping a session tree on the dev server (worker process, fake model)
     expect(position('Side')).toBeLessThan(position(root));
     for (const id of Object.values(ids)) expect((await temporal.workflow.getHandle(id).describe()).status.name).toBe('CANCELLED');
   }, 120_000);
+
+  it('stops the sub-agents a terminated root left running, each subtree leaves first', async () => {
+    const tag = randomUUID();
+    const root = `terminated root ${tag}`;
+    model
+      .script(root, call('subAgent', { title: 'Middle', instruction: `middle ${tag}` }), { content: 'Started.' })
+      .script(`middle ${tag}`, call('subAgent', { title: 'Leaf', instruction: `leaf ${tag}` }), { content: 'Leaf started.' })
+      .script(`leaf ${tag}`, call('wait', { seconds: 3600, reason: 'leaf' }));
+    const session = await servers.client.startSession({ instruction: root });
+    const temporal = servers.client.temporal;
+    let ids: Record<string, string> = {};
+    await waitUntil(async () => {
+      const listed = (await listSubtree(temporal, session.id, session.id)) ?? [];
+      ids = Object.fromEntries(listed.map((entry) => [entry.title, entry.session_id]));
+      return listed.length === 3 && listed.every((entry) => entry.execution_status === 'RUNNING');
+    }, 60_000);
+
+    // Termination does not reach sub-agents started to outlive their parent's run.
+    await temporal.workflow.getHandle(session.id).terminate('terminated from the Web UI');
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect((await temporal.workflow.getHandle(ids.Middle!).describe()).status.name).toBe('RUNNING');
+
+    const stopped = await session.stop();
+    expect(stopped.stopped_sessions.map((entry) => entry.title)).toEqual(['Leaf', 'Middle']);
+    for (const title of ['Middle', 'Leaf']) expect((await temporal.workflow.getHandle(ids[title]!).describe()).status.name).toBe('CANCELLED');
+
+    await expect(session.stop()).rejects.toThrow(`Session ${session.id} has already ended (terminated), and nothing below it is running.`);
+  }, 120_000);
 });
