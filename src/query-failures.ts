@@ -13,7 +13,8 @@ export class UnansweredQueryError extends ArborClientError {
   constructor(workflowId: string, timeoutMs: number, options: { cause: unknown }) {
     super(
       `No answer from ${workflowId} within ${formatSeconds(timeoutMs)}: no worker answered the query, or its answer was lost on the way. ` +
-        'Is an Arbor worker running against this Temporal server and task queue? Asking again may succeed.',
+        'Is an Arbor worker running against this Temporal server and task queue (`arbor doctor` lists those polling it)? ' +
+        'Asking again may succeed.',
       options,
     );
   }

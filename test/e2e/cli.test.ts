@@ -143,6 +143,14 @@ describe('the arbor CLI against a running worker', () => {
     expect(report.model.default_model).toBe('demo');
     expect(report.model.context_tokens).toBeNull();
     expect(report.binaries.cli).toHaveProperty('found');
+    // The worker process this block started polls the task queue.
+    expect(report.temporal.workers).toEqual(expect.arrayContaining([expect.objectContaining({ identity: expect.stringMatching(new RegExp(`^${worker.pid}@`)) })]));
+  });
+
+  it('tells with doctor that no worker polls a task queue, and how to start one', async () => {
+    const result = await runCli(['doctor', '--no-install'], { ...env, ARBOR_TASK_QUEUE: `nobody-polls-${randomUUID()}`, ARBOR_CACHE_DIR: process.env.ARBOR_CACHE_DIR ?? '' });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/Task queue nobody-polls-[0-9a-f-]+: no worker is polling it; sessions will not run until one does \(start one with `arbor worker`/);
   });
 
   it('reports the configured context window with doctor, and says what to fix in a bad one', async () => {

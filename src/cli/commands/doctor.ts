@@ -4,6 +4,9 @@ import { doctorReport, type DoctorReport } from '../../temporal/doctor.js';
 import { isServerReachable } from '../../temporal/dev-server.js';
 import { createOutput } from '../output.js';
 import { connectionSettingsFrom, withConnectionFlags, type ConnectionFlags } from '../options.js';
+import { withClient } from '../with-client.js';
+import { workersPolling, type PollingWorker } from '../../temporal/task-queue-workers.js';
+import type { ConnectionSettings } from '../../connection.js';
 
 interface DoctorFlags extends ConnectionFlags {
   json?: boolean;
@@ -23,9 +26,17 @@ export const doctorCommand = withConnectionFlags(
     doctorReport({ install: flags.install !== false, log: (line) => output.progress(line) }),
     isServerReachable(settings.address, 1500),
   ]);
+  const workers = reachable ? await pollingWorkers(settings) : null;
   const report = {
     binaries,
-    temporal: { address: settings.address, namespace: settings.namespace, task_queue: settings.taskQueue, reachable, address_from_environment: settings.addressGiven },
+    temporal: {
+      address: settings.address,
+      namespace: settings.namespace,
+      task_queue: settings.taskQueue,
+      reachable,
+      address_from_environment: settings.addressGiven,
+      workers,
+    },
     model: {
       default_model: model.defaultModel,
       base_url: model.baseURL ?? (model.apiKey ? 'https://api.openai.com/v1' : null),
@@ -50,11 +61,35 @@ function renderDoctor(report: { temporal: Record<string, unknown>; model: Record
   }
   lines.push(
     `Temporal server ${report.temporal.address} (namespace ${report.temporal.namespace}): ${report.temporal.reachable ? 'reachable' : 'not reachable'}`,
-    `Task queue ${report.temporal.task_queue}`,
+    `Task queue ${report.temporal.task_queue}: ${describeWorkers(report.temporal.workers as PollingWorker[] | string | null)}`,
     `Model ${report.model.default_model}${report.model.base_url ? ` at ${report.model.base_url}` : ''}, API key ${report.model.api_key}`,
     `Context windows: ${describeContextWindows(report.model.context_tokens as ContextWindows | null)}`,
   );
   return lines.join('\n');
+}
+
+const stalePollSeconds = 90;
+
+/** The workers polling the task queue, or why they could not be asked about. */
+async function pollingWorkers(settings: ConnectionSettings): Promise<PollingWorker[] | string> {
+  try {
+    return await withClient(settings, (client) => workersPolling(client.temporal, settings.taskQueue));
+  } catch (error) {
+    return `could not ask the server (${error instanceof Error ? error.message : String(error)})`;
+  }
+}
+
+function describeWorkers(workers: PollingWorker[] | string | null): string {
+  if (workers === null) return 'no server to ask about workers';
+  if (typeof workers === 'string') return workers;
+  const startOne = 'sessions will not run until one does (start one with `arbor worker`, or use `arbor dev`)';
+  if (workers.length === 0) return `no worker is polling it; ${startOne}`;
+  // A running worker polls again at least every minute; the server remembers stopped ones for a few minutes.
+  if (workers.every((worker) => (worker.last_seen_seconds_ago ?? 0) > stalePollSeconds)) {
+    return `no worker has polled it in the last ${stalePollSeconds} s (${workers.length} did before); ${startOne}`;
+  }
+  const seen = (worker: PollingWorker) => (worker.last_seen_seconds_ago === null ? '' : `, last polled ${worker.last_seen_seconds_ago} s ago`);
+  return `${workers.length} worker${workers.length === 1 ? '' : 's'} polling (${workers.map((worker) => `${worker.identity}${seen(worker)}`).join('; ')})`;
 }
 
 function describeContextWindows(windows: ContextWindows | null): string {
