@@ -141,6 +141,25 @@ describe('sub-agents (time-skipping server, scripted model)', () => {
     });
   });
 
+  it('stops the sub-agents a terminated root left running, walking the tree by queries where visibility cannot list it', async () => {
+    const root = unique('root terminated');
+    const child = unique('child of terminated');
+    model.script(root, call('subAgent', { title: 'Orphan', instruction: child }), { content: 'Started.' });
+    model.script(child, call('wait', { seconds: 3_600, reason: 'a long job' }), { content: 'never' });
+    await withWorker(scripted.env, scripted.settings, async (taskQueue) => {
+      const session = await start(taskQueue, { instruction: root });
+      await session.waitUntilIdle({ timeoutMs: 30_000 });
+      const childId = (await session.snapshot()).children[0]!.sub_session_id;
+      await waitUntil(async () => (await new SessionHandle(childId, scripted.env.client).snapshot()).waiting !== null);
+      await scripted.env.client.workflow.getHandle(session.id).terminate('terminated by an operator');
+      expect((await scripted.env.client.workflow.getHandle(childId).describe()).status.name).toBe('RUNNING');
+
+      const stopped = await session.stop();
+      expect(stopped).toEqual({ stopped_sessions: [{ sub_session_id: childId, title: 'Orphan' }], total_stopped: 1 });
+      expect((await scripted.env.client.workflow.getHandle(childId).describe()).status.name).toBe('CANCELLED');
+    });
+  });
+
   it('stops the middle of a three-level tree leaves first, and the root goes on', async () => {
     const root = unique('root stop');
     const middle = unique('middle stop');
