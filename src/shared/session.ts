@@ -27,6 +27,9 @@ export interface StoredPlan {
   revision: number;
 }
 
+/** How much of a sub-agent's final message its parent's record keeps. */
+export const childFinalMessageChars = 1_000;
+
 /** A sub-agent as its parent records it. */
 export interface ChildSession {
   sub_session_id: string;
@@ -35,6 +38,7 @@ export interface ChildSession {
   status: SessionStatus;
   created_at: string;
   updated_at: string;
+  /** The first `childFinalMessageChars` characters of its final message (its own snapshot and transcript have it all). */
   final_message: string | null;
   /** Started to outlive its parent's run (parent close policy ABANDON): the parent may continue as new meanwhile. */
   outlives_run?: boolean;

@@ -1,3 +1,4 @@
+import { utf8Length } from '../shared/utf8.js';
 import { carriedEventCount, eventBufferSize, type EventPage, type EventRange, type SessionEvent, type SessionEventBody } from '../shared/events.js';
 
 export interface CarriedEvents {
@@ -11,6 +12,9 @@ const maxPage = 500;
  * gRPC message carries in multi-byte text. Readers go on from the last event they got until `last_seq`.
  */
 const maxPageChars = 500_000;
+
+/** The most bytes of JSON of events a continue-as-new carries (100 message events can take 1.2 MB in Chinese). */
+export const carriedEventBytes = 200_000;
 
 /** A session's numbered event stream: a bounded ring of the newest events; older ones are dropped, their numbers never reused. */
 export class EventLog {
@@ -47,8 +51,15 @@ export class EventLog {
     return { events, last_seq: this.lastSeq, missed: Math.max(0, Math.min(oldest, this.nextSeq) - after - 1) };
   }
 
+  /** The newest events for the next run: at most `carriedEventCount`, and at most `carriedEventBytes` of JSON. */
   carry(): CarriedEvents {
-    return { next_seq: this.nextSeq, events: this.events.slice(-carriedEventCount) };
+    const events = this.events.slice(-carriedEventCount);
+    let bytes = 0;
+    for (let index = events.length - 1; index >= 0; index--) {
+      bytes += utf8Length(JSON.stringify(events[index]));
+      if (bytes > carriedEventBytes) return { next_seq: this.nextSeq, events: events.slice(index + 1) };
+    }
+    return { next_seq: this.nextSeq, events };
   }
 }
 

@@ -12,6 +12,7 @@ import {
   type TranscriptPageRequest,
   type UserMessage,
 } from '../shared/session.js';
+import { utf8Length } from '../shared/utf8.js';
 import type { TodoItem } from '../shared/tools/todo.js';
 import type { QuestionSet } from '../shared/tools/ask-user.js';
 import type { ResolvedAnswer } from '../shared/answers.js';
@@ -340,14 +341,28 @@ export class SessionState {
     };
   }
 
+  /**
+   * The state the next run starts from, within `carriedStateBytes`: everything but the transcript is carried whole
+   * (of closed sub-agents, the newest `carriedClosedChildren`), and the transcript's newest entries fill what is left.
+   */
   carry(): CarriedState {
-    const transcript = compactTranscript(this.transcript, this.clock.now().toISOString());
+    const rest = this.carriedRest();
+    const room = carriedStateBytes - utf8Length(JSON.stringify(rest));
+    const transcript = compactTranscript(this.transcript, this.clock.now().toISOString(), Math.max(minimumCarriedTranscriptBytes, Math.min(carriedTranscriptBytes, room)));
     const forgotten = this.forgottenMessageIdsAfter(transcript);
     const start = this.transcriptStart + this.transcript.length - transcript.length;
     return {
       transcript,
       ...(start > 0 ? { transcript_start: start } : {}),
       ...(forgotten.length > 0 ? { forgotten_message_ids: forgotten } : {}),
+      ...rest,
+    };
+  }
+
+  private carriedRest(): Omit<CarriedState, 'transcript' | 'transcript_start' | 'forgotten_message_ids'> {
+    const closed = this.children.filter((child) => closedStatuses.includes(child.status));
+    const droppedClosed = new Set(closed.slice(0, Math.max(0, closed.length - carriedClosedChildren)));
+    return {
       inbox: this.inbox,
       turn: this.turn,
       model: this.model,
@@ -355,7 +370,7 @@ export class SessionState {
       ...(this.unavailableTools.length > 0 ? { unavailable_tools: this.unavailableTools } : {}),
       created_at: this.createdAt,
       todos: this.todos,
-      children: this.children,
+      children: droppedClosed.size > 0 ? this.children.filter((child) => !droppedClosed.has(child)) : this.children,
       plan: this.plan,
       events: this.events.carry(),
       ...(this.board.tasks.length > 0 ? { task_board: this.board.carry() } : {}),
@@ -388,24 +403,37 @@ export const carriedForgottenMessageIds = 1_000;
 export const carriedTranscriptEntries = 400;
 
 /**
- * The most characters of transcript a continue-as-new carries (contents and tool calls). Entries are up to 200,000
+ * The most bytes (UTF-8) of transcript a continue-as-new carries (contents and tool calls). Entries are up to 200,000
  * characters (a message), 100,000 (a tool result) or 1 MB (a model answer), so 400 of them could far exceed Temporal's
- * 2 MB payload limit, and a continue-as-new over it would leave the session stuck.
+ * 2 MB payload limit, and a continue-as-new over it would leave the session stuck. Counted in bytes, not characters:
+ * a character of Chinese or Japanese takes three.
  */
-export const carriedTranscriptChars = 1_000_000;
+export const carriedTranscriptBytes = 1_000_000;
+
+/**
+ * The most bytes the whole carried state may take. The transcript gets what the rest leaves, up to
+ * `carriedTranscriptBytes`; the continue-as-new input's other fields (a system prompt of at most 200,000 characters,
+ * the tool list) fit in what is left of Temporal's 2 MB.
+ */
+export const carriedStateBytes = 1_300_000;
+
+/** The least transcript a continue-as-new carries, however large the rest of the state. */
+const minimumCarriedTranscriptBytes = 100_000;
+
+/** The most closed sub-agents a continue-as-new carries in the session's record of its children (the newest). */
+export const carriedClosedChildren = 100;
 
 /**
  * Keeps a long conversation's newest entries across continue-as-new, at most `carriedTranscriptEntries` of them and
- * `carriedTranscriptChars` characters, starting at a user message so no tool result is cut from its call, with a
- * notice of how much was left behind. The carried state then stays well under Temporal's 2 MB payload limit however
- * long the session lives.
+ * `maxBytes` bytes, starting at a user message so no tool result is cut from its call, with a notice of how much was
+ * left behind. The carried state then stays well under Temporal's 2 MB payload limit however long the session lives.
  */
-export function compactTranscript(transcript: TranscriptEntry[], now: string): TranscriptEntry[] {
+export function compactTranscript(transcript: TranscriptEntry[], now: string, maxBytes = carriedTranscriptBytes): TranscriptEntry[] {
   let cut = Math.max(0, transcript.length - carriedTranscriptEntries);
-  let chars = 0;
+  let bytes = 0;
   for (let index = transcript.length - 1; index >= cut; index--) {
-    chars += entryChars(transcript[index]!);
-    if (chars > carriedTranscriptChars) {
+    bytes += entryBytes(transcript[index]!);
+    if (bytes > maxBytes) {
       cut = index + 1;
       break;
     }
@@ -418,7 +446,7 @@ export function compactTranscript(transcript: TranscriptEntry[], now: string): T
     // One turn longer than the whole allowance: keep it from its user message, if that fits; else from the first of
     // its model answers that does (so no tool result is kept without its call).
     for (start = cut; start > 0 && !isUser(start); start--);
-    if (charsFrom(transcript, start) > carriedTranscriptChars) {
+    if (bytesFrom(transcript, start) > maxBytes) {
       for (start = cut; start < transcript.length && transcript[start]!.role !== 'assistant'; start++);
     }
   }
@@ -439,8 +467,14 @@ function entryChars(entry: TranscriptEntry): number {
   return chars;
 }
 
-function charsFrom(transcript: TranscriptEntry[], start: number): number {
-  let chars = 0;
-  for (let index = start; index < transcript.length; index++) chars += entryChars(transcript[index]!);
-  return chars;
+function entryBytes(entry: TranscriptEntry): number {
+  let bytes = utf8Length(entry.content);
+  for (const call of entry.tool_calls ?? []) bytes += utf8Length(call.id) + utf8Length(call.name) + utf8Length(call.arguments);
+  return bytes;
+}
+
+function bytesFrom(transcript: TranscriptEntry[], start: number): number {
+  let bytes = 0;
+  for (let index = start; index < transcript.length; index++) bytes += entryBytes(transcript[index]!);
+  return bytes;
 }

@@ -14,7 +14,7 @@ import {
 } from '@temporalio/workflow';
 import { identityAttributes } from './identity-attributes.js';
 import { hasBuiltInChanges, hasChange } from './session-changes.js';
-import { closedStatuses, type SessionInput, type SessionResult, type SessionStatus, type SubAgentFinished } from '../shared/session.js';
+import { childFinalMessageChars, closedStatuses, type SessionInput, type SessionResult, type SessionStatus, type SubAgentFinished } from '../shared/session.js';
 import { eventTextLimits } from '../shared/events.js';
 import { shorten } from './event-log.js';
 
@@ -186,7 +186,8 @@ export class SubAgents {
 
   /** Records a child's end; question sets still listed for its branch are dropped, since nobody there waits any more. */
   private ended(id: string, title: string, status: SessionStatus, finalMessage: string | null): void {
-    this.state.updateChild(id, { status, final_message: finalMessage });
+    // The record keeps the start of the final message (it is in every snapshot, and carried); the sub-agent has it all.
+    this.state.updateChild(id, { status, final_message: finalMessage === null ? null : shorten(finalMessage, childFinalMessageChars).text });
     const { text, truncated } = shorten(finalMessage ?? '', eventTextLimits.message);
     this.state.events.emit({
       type: 'sub_agent_finished',

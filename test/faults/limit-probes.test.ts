@@ -104,6 +104,29 @@ describe('limit probes (dev server, fake model)', () => {
     expect(await harness.workflowStatus(session.id)).toBe('RUNNING');
   }, fullScale ? 600_000 : 180_000);
 
+  it('continues as new under the payload limit with messages of 200,000 Chinese characters, three bytes each', async () => {
+    const instruction = `chinese messages ${randomUUID()}`;
+    const tag = `zh-${randomUUID().slice(0, 8)}`;
+    model.script(instruction, { content: 'Thinking slowly.', delayMs: 3_000 }, ...Array.from({ length: 10 }, () => ({ content: '读完了。' })));
+    const session = await harness.client.startSession({ instruction });
+    await waitUntil(() => fake.requestsFor(instruction).length === 1);
+    // Six messages of 600,000 bytes: a million characters of them, counted as characters, would be carried as 3 MB.
+    const ids = await Promise.all(Array.from({ length: 6 }, (_, index) => session.send(`${tag} ${index} `.padEnd(200_000, '长消息'))));
+    await session.waitUntilIdle({ messageId: ids.at(-1)!, timeoutMs: 120_000 });
+
+    const runs = await harness.runHistories(session.id);
+    expect(runs.length).toBeGreaterThanOrEqual(2);
+    const payloadSize = (payloads: { payloads?: { data?: Uint8Array | null }[] | null } | null | undefined) => payloads?.payloads?.[0]?.data?.length ?? 0;
+    const carried = runs.slice(1).map((run) => payloadSize(run[0]?.workflowExecutionStartedEventAttributes?.input));
+    expect(Math.max(...carried)).toBeLessThan(payloadLimit * 0.75);
+    expect(runs.flat().filter((event) => event.workflowTaskFailedEventAttributes)).toEqual([]);
+
+    const messageId = await session.send('读完了吗？');
+    const next = await session.waitUntilIdle({ messageId, timeoutMs: 60_000 });
+    expect(next.last_error).toBeNull();
+    expect(await harness.workflowStatus(session.id)).toBe('RUNNING');
+  });
+
   it('takes 12 queued messages of 200,000 characters one turn at a time, and continues as new with a bounded transcript', async () => {
     const instruction = `big messages ${randomUUID()}`;
     const tag = `big-${randomUUID().slice(0, 8)}`;

@@ -1,6 +1,8 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { TranscriptEntry } from '../../src/shared/session.js';
-import { carriedTranscriptChars, carriedTranscriptEntries, compactTranscript, SessionState, type SessionIdentity, type StateClock } from '../../src/workflows/session-state.js';
+import { utf8Length } from '../../src/shared/utf8.js';
+import { carriedEventBytes } from '../../src/workflows/event-log.js';
+import { carriedClosedChildren, carriedStateBytes, carriedTranscriptBytes, carriedTranscriptEntries, compactTranscript, SessionState, type SessionIdentity, type StateClock } from '../../src/workflows/session-state.js';
 
 /** A clock that advances one second per `now()` call, so every timestamp it hands out is distinct. */
 function fakeClock(start = Date.parse('2024-05-01T10:00:00.000Z')): StateClock & { calls: number } {
@@ -409,12 +411,12 @@ describe('compactTranscript', () => {
   const sized = (role: TranscriptEntry['role'], n: number, chars: number): TranscriptEntry => ({ ...entry(role, n), content: 'x'.repeat(chars) });
   const charsOf = (entries: TranscriptEntry[]) => entries.slice(1).reduce((sum, kept) => sum + kept.content.length, 0);
 
-  it('carries at most carriedTranscriptChars characters, from a user message, however few the entries', () => {
+  it('carries at most carriedTranscriptBytes bytes, from a user message, however few the entries', () => {
     const long = Array.from({ length: 12 }, (_, n) => sized(n % 2 === 0 ? 'user' : 'assistant', n, 200_000));
     const kept = compactTranscript(long, 'now');
     expect(kept[0]!.role).toBe('notice');
     expect(kept[1]!.role).toBe('user');
-    expect(charsOf(kept)).toBeLessThanOrEqual(carriedTranscriptChars);
+    expect(charsOf(kept)).toBeLessThanOrEqual(carriedTranscriptBytes);
     expect(kept.at(-1)).toBe(long.at(-1));
   });
 
@@ -423,6 +425,47 @@ describe('compactTranscript', () => {
     const kept = compactTranscript(turn, 'now');
     expect(kept[1]).toBe(turn[14]);
     expect(kept.slice(1).map((kept) => kept.role)).toEqual(['assistant', 'tool', 'assistant']);
-    expect(charsOf(kept)).toBeLessThanOrEqual(carriedTranscriptChars);
+    expect(charsOf(kept)).toBeLessThanOrEqual(carriedTranscriptBytes);
+  });
+
+  it('counts bytes, not characters: Chinese text takes three bytes a character', () => {
+    const chinese = (role: TranscriptEntry['role'], n: number): TranscriptEntry => ({ ...entry(role, n), content: '会话'.repeat(50_000) });
+    const long = Array.from({ length: 12 }, (_, n) => chinese(n % 2 === 0 ? 'user' : 'assistant', n));
+    const kept = compactTranscript(long, 'now');
+    // 100,000 characters, 300,000 bytes each: three fit in 1 MB, not ten.
+    expect(kept.slice(1)).toHaveLength(2);
+    expect(utf8Length(JSON.stringify(kept))).toBeLessThan(carriedTranscriptBytes);
+  });
+});
+
+describe('the state a continue-as-new carries', () => {
+  it('stays within carriedStateBytes of UTF-8 for a session full of long Chinese messages, events and sub-agents', () => {
+    const text = (chars: number) => '长'.repeat(chars);
+    for (let turn = 0; turn < 30; turn++) {
+      state.append({ role: 'user', content: text(150_000) });
+      state.append({ role: 'assistant', content: text(150_000) });
+    }
+    for (let index = 0; index < 300; index++) {
+      state.children.push({ sub_session_id: `child-${index}`, title: `Child ${index}`, mode: 'async', status: 'completed', created_at: 't', updated_at: 't', final_message: text(1_000) });
+    }
+    state.children.push({ sub_session_id: 'running-child', title: 'Still running', mode: 'async', status: 'running', created_at: 't', updated_at: 't', final_message: null });
+
+    const carried = state.carry();
+    expect(utf8Length(JSON.stringify(carried))).toBeLessThanOrEqual(carriedStateBytes);
+    // The newest closed sub-agents and every running one are kept; the newest conversation too.
+    expect(carried.children).toHaveLength(carriedClosedChildren + 1);
+    expect(carried.children!.at(-2)!.sub_session_id).toBe('child-299');
+    expect(carried.children!.at(-1)!.sub_session_id).toBe('running-child');
+    expect(carried.transcript.at(-1)).toBe(state.transcript.at(-1));
+    expect(carried.events!.events.length).toBeGreaterThan(0);
+    expect(utf8Length(JSON.stringify(carried.events))).toBeLessThanOrEqual(carriedEventBytes + 100);
+  });
+});
+
+describe('utf8Length', () => {
+  it('counts what Buffer counts, for one-, two-, three- and four-byte characters and a lone surrogate', () => {
+    for (const text of ['plain ascii', 'é café', '会话 and 長い', 'emoji 🌳🌲', 'lone \ud800 surrogate', '']) {
+      expect(utf8Length(text)).toBe(Buffer.byteLength(text, 'utf8'));
+    }
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { TranscriptEntry, TranscriptPage, TranscriptPageRequest } from '../../src/shared/session.js';
 import { readSessionTranscript, readTranscriptPages, transcriptPageChars } from '../../src/transcript-pages.js';
-import { carriedTranscriptChars, SessionState } from '../../src/workflows/session-state.js';
+import { carriedTranscriptBytes, SessionState } from '../../src/workflows/session-state.js';
 
 const identity = { session_id: 's', owner: 'default', title: 't', parent_session_id: null, root_session_id: 's', ancestor_session_ids: [], depth: 0, mode: 'async' as const };
 
@@ -71,7 +71,7 @@ describe('the session\'s transcript positions across continue-as-new', () => {
     const before = longSession(8);
     const next = newState(before.carry());
     // The next run holds a notice and the newest messages that fit, not all eight.
-    expect(next.transcriptRange()).toHaveLength(1 + Math.floor(carriedTranscriptChars / 300_000));
+    expect(next.transcriptRange()).toHaveLength(1 + Math.floor(carriedTranscriptBytes / 300_000));
     expect(next.snapshot().message_count).toBe(8);
     expect(numbers(next.transcriptPage({ offset: 6 }, 'run-2').entries)).toEqual(['6', '7']);
     expect(next.transcriptPage({ offset: 6 }, 'run-2')).toMatchObject({ offset: 6, total: 8, run_id: 'run-2' });
