@@ -22,9 +22,12 @@ const builtInChanges = [
   'wait-ends-on-user-messages-only',
 ] as const;
 
-export type SessionChange = (typeof builtInChanges)[number];
+/** Changes made after `arborSession` began: asked with `patched()` in both types, only where they apply. */
+type LaterChange = 'continue-as-new-with-queued-messages';
 
-const builtIn: ReadonlySet<SessionChange> = new Set(builtInChanges);
+export type SessionChange = (typeof builtInChanges)[number] | LaterChange;
+
+const builtIn: ReadonlySet<SessionChange> = new Set<SessionChange>(builtInChanges);
 
 // Module state is per workflow: the worker evaluates the workflow bundle's modules for each workflow it runs.
 let changesBuiltIn = false;

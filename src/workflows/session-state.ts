@@ -341,6 +341,16 @@ export class SessionState {
     };
   }
 
+  /** Whether the queued messages are few enough to carry into a new run (see `carriedInboxBytes`). */
+  inboxFitsCarry(): boolean {
+    let bytes = 0;
+    for (const message of this.inbox) {
+      bytes += utf8Length(message.content) + utf8Length(message.id);
+      if (bytes > carriedInboxBytes) return false;
+    }
+    return true;
+  }
+
   /**
    * The state the next run starts from, within `carriedStateBytes`: everything but the transcript is carried whole
    * (of closed sub-agents, the newest `carriedClosedChildren`), and the transcript's newest entries fill what is left.
@@ -416,6 +426,12 @@ export const carriedTranscriptBytes = 1_000_000;
  * the tool list) fit in what is left of Temporal's 2 MB.
  */
 export const carriedStateBytes = 1_300_000;
+
+/**
+ * The most bytes of queued messages a continue-as-new carries. Messages are up to 200,000 characters (600 KB of
+ * Chinese), so a long queue waits for turns to take some of it before the session continues as new.
+ */
+export const carriedInboxBytes = 500_000;
 
 /** The least transcript a continue-as-new carries, however large the rest of the state. */
 const minimumCarriedTranscriptBytes = 100_000;

@@ -126,6 +126,13 @@ async function runSession(input: SessionInput): Promise<SessionResult> {
     if (typeof report?.sub_session_id === 'string' && closedStatuses.includes(report.status)) subAgents.finish(report);
   });
 
+  // Sub-agents started to outlive this run report to the next one; older ones keep the session in this run.
+  const mayContinueAsNew = () => shouldContinueAsNew(input.history_limit) && subAgents.canContinueAsNew();
+  const continueAsNewNow = async () => {
+    await condition(allHandlersFinished);
+    await continueAsNew<typeof arborSession>({ ...input, instruction: undefined, title: state.identity.title, carried: state.carry() });
+  };
+
   try {
     if (!input.carried) {
       if (input.instruction?.trim()) state.enqueue({ content: input.instruction });
@@ -149,7 +156,14 @@ async function runSession(input: SessionInput): Promise<SessionResult> {
         const continuation = state.goals.afterTurn(state.turn);
         if (continuation && state.inbox.length === 0) state.enqueue(continuation);
       }
-      if (state.inbox.length > 0) continue;
+      if (state.inbox.length > 0) {
+        // Messages keep coming (a flood, or a goal driving turn after turn), so the session is never idle: once the run
+        // is long it continues as new between turns all the same, carrying what is queued (once that is small enough).
+        if (!closesWhenDone && runIsLong(input.history_limit) && state.inboxFitsCarry() && hasChange('continue-as-new-with-queued-messages') && subAgents.canContinueAsNew()) {
+          await continueAsNewNow();
+        }
+        continue;
+      }
       if (closesWhenDone) {
         // A sub-agent is done when nothing is queued, none of its own sub-agents runs and none of its loops can fire.
         const busy = () => state.runningChildren().length > 0 || state.loops.live().length > 0 || state.crons.jobs.length > 0;
@@ -163,11 +177,7 @@ async function runSession(input: SessionInput): Promise<SessionResult> {
         return result(state);
       }
       reportStatus('idle');
-      // Sub-agents started to outlive this run report to the next one; older ones keep the session in this run.
-      if (shouldContinueAsNew(input.history_limit) && subAgents.canContinueAsNew()) {
-        await condition(allHandlersFinished);
-        await continueAsNew<typeof arborSession>({ ...input, instruction: undefined, title: state.identity.title, carried: state.carry() });
-      }
+      if (mayContinueAsNew()) await continueAsNewNow();
     }
   } catch (error) {
     // A stop is Temporal cancellation: record the status, then end as Canceled (not Completed, not Terminated).
@@ -186,10 +196,14 @@ const continueAsNewHistoryLength = 5_000;
 const continueAsNewHistoryBytes = 10 * 1024 * 1024;
 
 function shouldContinueAsNew(historyLimit = continueAsNewHistoryLength): boolean {
+  if (workflowInfo().continueAsNewSuggested) return true;
+  return runIsLong(historyLimit) && hasChange('continue-as-new-at-history-length');
+}
+
+/** Whether Temporal suggests continue-as-new, or the run's history has passed the session's own limit. */
+function runIsLong(historyLimit = continueAsNewHistoryLength): boolean {
   const info = workflowInfo();
-  if (info.continueAsNewSuggested) return true;
-  if (info.historyLength < historyLimit && info.historySize < continueAsNewHistoryBytes) return false;
-  return hasChange('continue-as-new-at-history-length');
+  return info.continueAsNewSuggested || info.historyLength >= historyLimit || info.historySize >= continueAsNewHistoryBytes;
 }
 
 /** A sub-agent tells its parent it has ended, reaching the parent's current run (the parent may have continued as new). */

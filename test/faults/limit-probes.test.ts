@@ -61,7 +61,7 @@ describe('limit probes (dev server, fake model)', () => {
     expect(await harness.workflowTaskFailures(session.id)).toEqual([]);
   });
 
-  it(`delivers a flood of ${fullScale ? '5,000' : '1,000'} messages sent at once at the session's pace: each once, in order, no workflow task failure`, async () => {
+  it(`delivers a flood of ${fullScale ? '5,000' : '1,000'} messages sent at once at the session's pace: each once, in order, every run under the history warning`, async () => {
     const count = fullScale ? 5_000 : 1_000;
     const instruction = `flood ${randomUUID()}`;
     const tag = `flood-${randomUUID().slice(0, 8)}`;
@@ -97,7 +97,11 @@ describe('limit probes (dev server, fake model)', () => {
       }
     }
     expect(Math.max(...batches)).toBeLessThanOrEqual(maxUnacknowledgedSends);
-    expect(runs.flat().filter((event) => event.workflowTaskFailedEventAttributes)).toEqual([]);
+    // The session continues as new between turns while messages are still queued. When a message arrives during
+    // that workflow task, the server turns the continue-as-new down (UNHANDLED_COMMAND) and the next task takes the
+    // message first: Temporal's way of losing no signal, not a failure of the session.
+    const failures = runs.flat().filter((event) => event.workflowTaskFailedEventAttributes);
+    expect(failures.filter((event) => String(event.workflowTaskFailedEventAttributes!.cause) !== 'WORKFLOW_TASK_FAILED_CAUSE_UNHANDLED_COMMAND' && event.workflowTaskFailedEventAttributes!.cause !== 1)).toEqual([]);
     for (const events of runs) expect(events.length).toBeLessThan(historyWarning);
     const messageId = await session.send('Still with me?');
     await session.waitUntilIdle({ messageId, timeoutMs: 60_000 });
@@ -232,7 +236,7 @@ describe('limit probes (dev server, fake model)', () => {
     const results = toolResults(fake.requestsFor(instruction)[2]!).slice(1);
     expect(results).toHaveLength(45);
     expect(results.reduce((sum, result) => sum + result.length, 0)).toBeLessThanOrEqual(roundResultBudget);
-    expect(results[0]).toMatch(/this round's 45 tool results share 1000000 characters\]$/);
+    expect(results[0]).toMatch(/this round's 45 tool results share 1000000 bytes\]$/);
     expect(await harness.workflowTaskFailures(session.id)).toEqual([]);
   });
 });

@@ -36,7 +36,8 @@ async function writeHistory(workflowType: string, name: string, json: string) {
 /** Names given on the command line are (re-)recorded; none given records all. */
 const wanted = process.argv.slice(2);
 
-async function record(name: string, model: string, input: SessionInput, steps: (session: SessionHandle) => Promise<void>) {
+/** With `run: 'first'`, the history written is the session's first run (one that continued as new), not its last. */
+async function record(name: string, model: string, input: SessionInput, steps: (session: SessionHandle) => Promise<void>, options: { run?: 'first' } = {}) {
   if (wanted.length > 0 && !wanted.includes(name)) return;
   const taskQueue = `record-${name}`;
   const worker = await Worker.create({
@@ -51,12 +52,12 @@ async function record(name: string, model: string, input: SessionInput, steps: (
   });
   await worker.runUntil(async () => {
     const workflowId = `history-${name}`;
-    await env.client.workflow.start(sessionWorkflowType, { workflowId, taskQueue, args: [input] });
+    const started = await env.client.workflow.start(sessionWorkflowType, { workflowId, taskQueue, args: [input] });
     const session = new SessionHandle(workflowId, env.client);
     await steps(session);
     await session.stop();
     await session.result();
-    const history = await env.client.workflow.getHandle(workflowId).fetchHistory();
+    const history = await env.client.workflow.getHandle(workflowId, options.run === 'first' ? started.firstExecutionRunId : undefined).fetchHistory();
     await writeHistory(sessionWorkflowType, name, historyToJSON(history));
   });
 }
@@ -181,6 +182,18 @@ try {
     const id = await session.send('Now use tools.');
     await session.waitUntilIdle({ messageId: id });
   });
+  // A goal drives turn after turn, so the session is never idle; past history_limit it continues as new between them.
+  model.script('Take twenty steps.', call('createGoal', { condition: 'Twenty steps', max_turns: 20 }), ...Array.from({ length: 20 }, (_, index) => ({ content: `Step ${index}.` })));
+  await record(
+    'goal-continues-as-new',
+    'fake-model',
+    { instruction: 'Take twenty steps.', history_limit: 100 },
+    async (session) => {
+      for (let i = 0; i < 300 && (await session.snapshot()).goals[0]?.status !== 'exhausted'; i++) await new Promise((resolve) => setTimeout(resolve, 100));
+      await session.waitUntilIdle();
+    },
+    { run: 'first' },
+  );
 } finally {
   await env.teardown();
   await fake.stop();
