@@ -9,6 +9,17 @@ describe('stopping a session tree on the dev server (worker process, fake model)
   const servers = devServerWorkers('sk-stop-tree');
   const { model } = servers;
 
+  /** Waits until visibility lists `size` running sessions in the tree of `rootId`; returns their ids by title. */
+  async function runningTree(rootId: string, size: number): Promise<Record<string, string>> {
+    let ids: Record<string, string> = {};
+    await waitUntil(async () => {
+      const listed = (await listSubtree(servers.client.temporal, rootId, rootId)) ?? [];
+      ids = Object.fromEntries(listed.map((entry) => [entry.title, entry.session_id]));
+      return listed.length === size && listed.every((entry) => entry.execution_status === 'RUNNING');
+    }, 60_000);
+    return ids;
+  }
+
   it('lists the tree from visibility and stops every session in it, leaves first', async () => {
     const tag = randomUUID();
     const root = `stop root ${tag}`;
@@ -19,12 +30,7 @@ describe('stopping a session tree on the dev server (worker process, fake model)
       .script(`side ${tag}`, call('wait', { seconds: 3600, reason: 'side' }));
     const session = await servers.client.startSession({ instruction: root });
     const temporal = servers.client.temporal;
-    let ids: Record<string, string> = {};
-    await waitUntil(async () => {
-      const listed = (await listSubtree(temporal, session.id, session.id)) ?? [];
-      ids = Object.fromEntries(listed.map((entry) => [entry.title, entry.session_id]));
-      return listed.length === 4 && listed.every((entry) => entry.execution_status === 'RUNNING');
-    }, 60_000);
+    const ids = await runningTree(session.id, 4);
     await waitUntil(async () => (await servers.client.session(ids.Leaf!).snapshot()).waiting !== null, 60_000);
 
     // A subtree is the target and what descends from it, not its siblings.
@@ -52,12 +58,7 @@ describe('stopping a session tree on the dev server (worker process, fake model)
       .script(`leaf ${tag}`, call('wait', { seconds: 3600, reason: 'leaf' }));
     const session = await servers.client.startSession({ instruction: root });
     const temporal = servers.client.temporal;
-    let ids: Record<string, string> = {};
-    await waitUntil(async () => {
-      const listed = (await listSubtree(temporal, session.id, session.id)) ?? [];
-      ids = Object.fromEntries(listed.map((entry) => [entry.title, entry.session_id]));
-      return listed.length === 3 && listed.every((entry) => entry.execution_status === 'RUNNING');
-    }, 60_000);
+    const ids = await runningTree(session.id, 3);
 
     // Termination does not reach sub-agents started to outlive their parent's run.
     await temporal.workflow.getHandle(session.id).terminate('terminated from the Web UI');

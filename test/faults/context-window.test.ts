@@ -7,33 +7,16 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { FakeReply, RecordedRequest } from '../support/fake-openai.js';
 import { faultWorker } from './fault-worker.js';
+import { requestChars, windowedModel } from '../support/windowed-model.js';
 
 /** The fake model's window, in characters of request body; it counts four characters a token. */
 const windowChars = 140_000;
 const leftOutNote = /\(\d+ earlier messages? of this conversation (?:was|were) left out to fit the model's context window\.\)$/;
 const cutMarker = /\n\[… \d+ characters left out to fit the model's context window …\]\n/;
 
-function requestChars(request: RecordedRequest): number {
-  return JSON.stringify(request.body).length;
-}
-
 /** A model with a context window of `windowChars`: over it, OpenAI's refusal; within it, `answer`. */
 function windowed(answer: string, window = windowChars): (request: RecordedRequest) => FakeReply {
-  return (request) => {
-    const chars = requestChars(request);
-    if (chars <= window) return { content: answer };
-    return {
-      status: 400,
-      body: {
-        error: {
-          message: `This model's maximum context length is ${window / 4} tokens. However, your messages resulted in ${Math.ceil(chars / 4)} tokens. Please reduce the length of the messages.`,
-          type: 'invalid_request_error',
-          param: 'messages',
-          code: 'context_length_exceeded',
-        },
-      },
-    };
-  };
+  return windowedModel(window, () => ({ content: answer }));
 }
 
 function userContents(request: RecordedRequest): string[] {

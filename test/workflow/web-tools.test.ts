@@ -9,6 +9,7 @@ import type { arborSession } from '../../src/workflows/session-workflow.js';
 import { createTimeSkippingEnvironment, demoModel, withWorker } from '../support/time-skipping.js';
 import { parseAllowList } from '../../src/web/fetch/index.js';
 import { FakeOpenAI } from '../support/fake-openai.js';
+import { requestChars, windowedModel } from '../support/windowed-model.js';
 
 describe('the web tools in a session (time-skipping server)', () => {
   let env: TestWorkflowEnvironment;
@@ -146,25 +147,10 @@ describe('the web tools in a session (time-skipping server)', () => {
   describe('a small model with a context window smaller than the page', () => {
     /** The fake small model's window, in characters of request body; it counts four characters a token. */
     const windowChars = 40_000;
-    const requestChars = (request: { body: unknown }) => JSON.stringify(request.body).length;
 
     async function windowedFake(): Promise<FakeOpenAI> {
       const fake = await new FakeOpenAI().start();
-      fake.fallback = (request) => {
-        const chars = requestChars(request);
-        if (chars <= windowChars) return { content: `Extracted from a request of ${chars} characters.` };
-        return {
-          status: 400,
-          body: {
-            error: {
-              message: `This model's maximum context length is ${windowChars / 4} tokens. However, your messages resulted in ${Math.ceil(chars / 4)} tokens. Please reduce the length of the messages.`,
-              type: 'invalid_request_error',
-              param: 'messages',
-              code: 'context_length_exceeded',
-            },
-          },
-        };
-      };
+      fake.fallback = windowedModel(windowChars, (request) => ({ content: `Extracted from a request of ${requestChars(request)} characters.` }));
       return fake;
     }
 
