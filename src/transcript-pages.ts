@@ -7,21 +7,15 @@ import type { TranscriptEntry, TranscriptPage, TranscriptPageRequest, Transcript
  */
 export const transcriptPageChars = 500_000;
 
-/** Reads a range of one run's transcript (positions in that run) with as many bounded queries as it takes. */
-export async function readTranscriptPages(
+/**
+ * Reads a range of one run's transcript by that run's positions (the `transcript` query) with as many bounded queries
+ * as it takes, ending on an empty page.
+ */
+export function readTranscriptPages(
   query: (page: TranscriptPageRequest) => Promise<TranscriptEntry[]>,
   range: TranscriptRange = {},
 ): Promise<TranscriptEntry[]> {
-  const entries: TranscriptEntry[] = [];
-  let offset = Math.max(0, range.offset ?? 0);
-  for (;;) {
-    const remaining = range.limit === undefined ? undefined : range.limit - entries.length;
-    if (remaining !== undefined && remaining <= 0) return entries;
-    const page = await query({ offset, ...(remaining !== undefined ? { limit: remaining } : {}), max_chars: transcriptPageChars });
-    if (page.length === 0) return entries;
-    entries.push(...page);
-    offset += page.length;
-  }
+  return readSessionTranscript(async (page) => ({ entries: await query(page), offset: page.offset ?? 0, total: Infinity, run_id: '' }), range);
 }
 
 /**
@@ -39,7 +33,7 @@ export async function readSessionTranscript(
     const remaining = range.limit === undefined ? undefined : range.limit - entries.length;
     if (remaining !== undefined && remaining <= 0) return entries;
     const page = await query({ offset, ...(remaining !== undefined ? { limit: remaining } : {}), max_chars: transcriptPageChars }, runId);
-    runId ??= page.run_id;
+    runId ||= page.run_id;
     entries.push(...page.entries);
     offset = page.offset + page.entries.length;
     if (page.entries.length === 0 || offset >= page.total) return entries;
