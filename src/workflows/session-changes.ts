@@ -23,7 +23,7 @@ const builtInChanges = [
 ] as const;
 
 /** Changes made after `arborSession` began: asked with `patched()` in both types, only where they apply. */
-type LaterChange = 'continue-as-new-with-queued-messages';
+type LaterChange = 'continue-as-new-with-queued-messages' | 'sub-agents-continue-as-new';
 
 export type SessionChange = (typeof builtInChanges)[number] | LaterChange;
 

@@ -120,6 +120,7 @@ async function runSession(input: SessionInput): Promise<SessionResult> {
   const subAgents = new SubAgents(state, {
     maxDepth: input.max_depth ?? defaultMaxDepth,
     maxChildren: input.max_children ?? defaultMaxChildren,
+    historyLimit: input.history_limit,
   });
   // Registered once SubAgents exists: a sub-agent's report may be the first thing a new run receives.
   setHandler(subAgentFinishedSignal, (report) => {
@@ -159,7 +160,7 @@ async function runSession(input: SessionInput): Promise<SessionResult> {
       if (state.inbox.length > 0) {
         // Messages keep coming (a flood, or a goal driving turn after turn), so the session is never idle: once the run
         // is long it continues as new between turns all the same, carrying what is queued (once that is small enough).
-        if (!closesWhenDone && runIsLong(input.history_limit) && state.inboxFitsCarry() && hasChange('continue-as-new-with-queued-messages') && subAgents.canContinueAsNew()) {
+        if (runIsLong(input.history_limit) && state.inboxFitsCarry() && hasChange(closesWhenDone ? 'sub-agents-continue-as-new' : 'continue-as-new-with-queued-messages') && subAgents.canContinueAsNew()) {
           await continueAsNewNow();
         }
         continue;
@@ -169,6 +170,8 @@ async function runSession(input: SessionInput): Promise<SessionResult> {
         const busy = () => state.runningChildren().length > 0 || state.loops.live().length > 0 || state.crons.jobs.length > 0;
         if (busy()) {
           reportStatus('idle');
+          // Kept alive by loops, cron jobs or its own sub-agents, it continues as new between turns like a root session.
+          if (runIsLong(input.history_limit) && hasChange('sub-agents-continue-as-new') && subAgents.canContinueAsNew()) await continueAsNewNow();
           await condition(() => state.inbox.length > 0 || !busy());
           if (state.inbox.length > 0) continue;
         }

@@ -37,6 +37,8 @@ export interface SpawnRequest {
 export interface SubAgentLimits {
   maxDepth: number;
   maxChildren: number;
+  /** The session's `history_limit`, handed down so the whole tree continues as new alike. */
+  historyLimit?: number | undefined;
 }
 
 /**
@@ -87,6 +89,7 @@ export class SubAgents {
       ancestor_session_ids: [...identity.ancestor_session_ids, identity.session_id],
       max_depth: this.limits.maxDepth,
       max_children: this.limits.maxChildren,
+      ...(this.limits.historyLimit !== undefined ? { history_limit: this.limits.historyLimit } : {}),
       ...(request.system_prompt !== undefined ? { system_prompt: request.system_prompt } : {}),
       ...(request.max_turns !== undefined ? { max_tool_rounds: request.max_turns } : {}),
       ...(hasBuiltInChanges() ? { environment: this.state.environmentFor(request.model) } : {}),

@@ -33,11 +33,31 @@ async function writeHistory(workflowType: string, name: string, json: string) {
   await writeFile(fileURLToPath(new URL(`${name}.json`, folder)), `${json}\n`);
 }
 
+/** The first run of a workflow, walking back from its current run. */
+async function firstRunId(workflowId: string): Promise<string> {
+  let runId = (await env.client.workflow.getHandle(workflowId).describe()).runId;
+  for (;;) {
+    const history = await env.client.workflow.getHandle(workflowId, runId).fetchHistory();
+    const previous = history.events?.[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId;
+    if (!previous) return runId;
+    runId = previous;
+  }
+}
+
 /** Names given on the command line are (re-)recorded; none given records all. */
 const wanted = process.argv.slice(2);
 
-/** With `run: 'first'`, the history written is the session's first run (one that continued as new), not its last. */
-async function record(name: string, model: string, input: SessionInput, steps: (session: SessionHandle) => Promise<void>, options: { run?: 'first' } = {}) {
+/**
+ * With `run: 'first'`, the history written is the session's first run (one that continued as new), not its last;
+ * with `of`, that of the workflow `of` names (a sub-agent, say) instead of the session's.
+ */
+async function record(
+  name: string,
+  model: string,
+  input: SessionInput,
+  steps: (session: SessionHandle) => Promise<void>,
+  options: { run?: 'first'; of?: (session: SessionHandle) => Promise<string> } = {},
+) {
   if (wanted.length > 0 && !wanted.includes(name)) return;
   const taskQueue = `record-${name}`;
   const worker = await Worker.create({
@@ -55,9 +75,11 @@ async function record(name: string, model: string, input: SessionInput, steps: (
     const started = await env.client.workflow.start(sessionWorkflowType, { workflowId, taskQueue, args: [input] });
     const session = new SessionHandle(workflowId, env.client);
     await steps(session);
+    const recordedId = options.of ? await options.of(session) : workflowId;
     await session.stop();
     await session.result();
-    const history = await env.client.workflow.getHandle(workflowId, options.run === 'first' ? started.firstExecutionRunId : undefined).fetchHistory();
+    const runId = options.run !== 'first' ? undefined : recordedId === workflowId ? started.firstExecutionRunId : await firstRunId(recordedId);
+    const history = await env.client.workflow.getHandle(recordedId, runId).fetchHistory();
     await writeHistory(sessionWorkflowType, name, historyToJSON(history));
   });
 }
@@ -193,6 +215,19 @@ try {
       await session.waitUntilIdle();
     },
     { run: 'first' },
+  );
+  // A sub-agent kept alive by its loop continues as new past history_limit, which its parent hands down.
+  model
+    .script('Run a ticker.', call('subAgent', { title: 'Ticker', instruction: 'Tick twenty times.', mode: 'sync' }), { content: 'Ticker done.' })
+    .script('Tick twenty times.', call('createLoop', { prompt: 'Tick', interval_seconds: 1, max_turns: 20 }), { content: 'Loop set.' }, ...Array.from({ length: 20 }, (_, index) => ({ content: `tick ${index}` })));
+  await record(
+    'sub-agent-continues-as-new',
+    'fake-model',
+    { instruction: 'Run a ticker.', history_limit: 100 },
+    async (session) => {
+      for (let i = 0; i < 600 && (await session.snapshot()).last_message?.content !== 'Ticker done.'; i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    },
+    { run: 'first', of: async (session) => (await session.snapshot()).children[0]!.sub_session_id },
   );
 } finally {
   await env.teardown();

@@ -141,6 +141,35 @@ describe('sub-agents (time-skipping server, scripted model)', () => {
     });
   });
 
+  it('continues a sub-agent that its loop keeps alive as new once its run is long, and its sync parent still gets its answer', async () => {
+    const root = unique('root of a ticker');
+    const child = unique('ticker');
+    model.script(root, call('subAgent', { title: 'Ticker', instruction: child, mode: 'sync' }), { content: 'The ticker is done.' });
+    model.script(child, call('createLoop', { prompt: 'Tick', interval_seconds: 10, max_turns: 25 }), { content: 'Loop set.' }, ...Array.from({ length: 25 }, (_, index) => ({ content: `tick ${index}` })));
+    await withWorker(scripted.env, scripted.settings, async (taskQueue) => {
+      const session = await start(taskQueue, { instruction: root, history_limit: 100 });
+      await waitUntil(() => fake.requestsFor(child).length >= 2, 30_000);
+      // 25 firings, ten seconds apart, on the server's skipped clock.
+      await scripted.env.sleep('10 minutes');
+      await waitUntil(async () => (await session.snapshot()).last_message?.content === 'The ticker is done.', 120_000);
+      const result = JSON.parse(toolResults(fake.requestsFor(root)[1]!)[0]!);
+      expect(result).toMatchObject({ status: 'completed', content: 'tick 24' });
+
+      // The sub-agent ran in several runs, each ended by continuing as new near the limit it was handed.
+      const runs: number[] = [];
+      let runId: string | undefined = (await scripted.env.client.workflow.getHandle(result.sub_session_id).describe()).runId;
+      while (runId) {
+        const history = await scripted.env.client.workflow.getHandle(result.sub_session_id, runId).fetchHistory();
+        runs.push(history.events!.length);
+        runId = history.events![0]!.workflowExecutionStartedEventAttributes?.continuedExecutionRunId ?? undefined;
+      }
+      expect(runs.length).toBeGreaterThanOrEqual(3);
+      for (const events of runs) expect(events).toBeLessThan(150);
+      const ticks = (await new SessionHandle(result.sub_session_id, scripted.env.client).transcript()).filter((entry) => entry.role === 'assistant' && entry.content.startsWith('tick '));
+      expect(ticks.at(-1)!.content).toBe('tick 24');
+    });
+  });
+
   it('stops the sub-agents a terminated root left running, walking the tree by queries where visibility cannot list it', async () => {
     const root = unique('root terminated');
     const child = unique('child of terminated');
