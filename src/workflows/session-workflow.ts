@@ -46,7 +46,7 @@ import { statusReporter } from './session-status.js';
 import { identityAttributes, startedWithIdentity } from './identity-attributes.js';
 import { defaultTitle } from '../shared/titles.js';
 import { defaultOwner } from '../shared/tools/memory.js';
-import { hasBuiltInChanges, hasChange, useBuiltInChanges } from './session-changes.js';
+import { hasBuiltInChanges, hasChange, useBuiltInChanges, type SessionChange } from './session-changes.js';
 
 const { prepareSession } = proxyLocalActivities<Activities>({ startToCloseTimeout: '10 seconds' });
 
@@ -129,6 +129,9 @@ async function runSession(input: SessionInput): Promise<SessionResult> {
 
   // Sub-agents started to outlive this run report to the next one; older ones keep the session in this run.
   const mayContinueAsNew = () => shouldContinueAsNew(input.history_limit) && subAgents.canContinueAsNew();
+  // Between busy turns (never idle): asked only once the run is long, so a session that never gets there records no patch.
+  const mayContinueBetweenTurns = (change: SessionChange) =>
+    runIsLong(input.history_limit) && state.inboxFitsCarry() && hasChange(change) && subAgents.canContinueAsNew();
   const continueAsNewNow = async () => {
     await condition(allHandlersFinished);
     await continueAsNew<typeof arborSession>({ ...input, instruction: undefined, title: state.identity.title, carried: state.carry() });
@@ -160,9 +163,7 @@ async function runSession(input: SessionInput): Promise<SessionResult> {
       if (state.inbox.length > 0) {
         // Messages keep coming (a flood, or a goal driving turn after turn), so the session is never idle: once the run
         // is long it continues as new between turns all the same, carrying what is queued (once that is small enough).
-        if (runIsLong(input.history_limit) && state.inboxFitsCarry() && hasChange(closesWhenDone ? 'sub-agents-continue-as-new' : 'continue-as-new-with-queued-messages') && subAgents.canContinueAsNew()) {
-          await continueAsNewNow();
-        }
+        if (mayContinueBetweenTurns(closesWhenDone ? 'sub-agents-continue-as-new' : 'continue-as-new-with-queued-messages')) await continueAsNewNow();
         continue;
       }
       if (closesWhenDone) {
@@ -171,7 +172,7 @@ async function runSession(input: SessionInput): Promise<SessionResult> {
         if (busy()) {
           reportStatus('idle');
           // Kept alive by loops, cron jobs or its own sub-agents, it continues as new between turns like a root session.
-          if (runIsLong(input.history_limit) && hasChange('sub-agents-continue-as-new') && subAgents.canContinueAsNew()) await continueAsNewNow();
+          if (mayContinueBetweenTurns('sub-agents-continue-as-new')) await continueAsNewNow();
           await condition(() => state.inbox.length > 0 || !busy());
           if (state.inbox.length > 0) continue;
         }
