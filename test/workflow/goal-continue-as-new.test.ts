@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { call } from '../support/scripted-model.js';
+import { withWorker } from '../support/time-skipping.js';
+import { scriptedTimeSkipping } from '../support/scripted-time-skipping.js';
+import { waitUntil } from '../support/wait.js';
+
+// Its own file, so its own time-skipping server: a query that reaches the Java test server while a run continues as new
+// can go unanswered and leave the server's time skipping locked for good, so any later `env.sleep` there waits in real
+// time. This test therefore waits on the model's requests, not on queries, until the session has stopped moving.
+describe('a goal driving turns across runs (time-skipping server, scripted model)', () => {
+  const scripted = scriptedTimeSkipping('goal-run-model');
+  const { fake, model } = scripted;
+
+  it('continues as new between the turns a goal drives once the run is long, though the session is never idle', async () => {
+    const instruction = scripted.unique('goal long run');
+    model.script(instruction, call('createGoal', { condition: 'Forty steps done', max_turns: 40 }), ...Array.from({ length: 41 }, (_, index) => ({ content: `step ${index}` })));
+    await withWorker(scripted.env, scripted.settings, async (taskQueue) => {
+      const session = await scripted.start(taskQueue, { instruction, history_limit: 100 });
+      const workflow = scripted.env.client.workflow.getHandle(session.id);
+      await waitUntil(() => fake.requestsFor(instruction).length === 41, 90_000);
+      // Settled: the same run, with no workflow task to come, on two looks a second apart.
+      let last = '';
+      await waitUntil(async () => {
+        const description = await workflow.describe();
+        const pending = description.raw.pendingWorkflowTask ? 'pending' : 'done';
+        const look = `${description.runId} ${description.historyLength} ${pending}`;
+        const settled = look === last && pending === 'done';
+        last = look;
+        if (!settled) await new Promise((resolve) => setTimeout(resolve, 1_000));
+        return settled;
+      }, 30_000);
+      const snapshot = await session.waitUntilIdle({ timeoutMs: 30_000 });
+      expect(snapshot).toMatchObject({ turn: 40, goals: [{ status: 'exhausted', completed_turns: 40 }] });
+
+      // Walk the runs back from the current one: each ended by continuing as new near the limit, not after all 40 turns.
+      const runs: number[] = [];
+      let runId: string | undefined = (await workflow.describe()).runId;
+      while (runId) {
+        const history = await scripted.env.client.workflow.getHandle(session.id, runId).fetchHistory();
+        runs.push(history.events!.length);
+        runId = history.events![0]!.workflowExecutionStartedEventAttributes?.continuedExecutionRunId ?? undefined;
+      }
+      expect(runs.length).toBeGreaterThanOrEqual(3);
+      for (const events of runs) expect(events).toBeLessThan(140);
+      // Every step is in the transcript once, in order, across the runs.
+      expect((await session.transcript()).filter((entry) => entry.role === 'assistant' && entry.content.startsWith('step ')).map((entry) => entry.content)).toEqual(
+        Array.from({ length: 40 }, (_, index) => `step ${index}`),
+      );
+    });
+  });
+});
