@@ -12,7 +12,7 @@ import { AutomationsHandle } from './automations-handle.js';
 import { defaultOwner } from './shared/tools/memory.js';
 import { automationIdOfRun } from './shared/tools/automations.js';
 import { isToolName, toolNames } from './shared/tools/registry.js';
-import type { arborSession } from './workflows/session-workflow.js';
+import type { arborSessionV2 } from './workflows/session-workflow.js';
 
 export { ArborClientError } from './client-errors.js';
 export { SessionHandle, type SessionHandleOptions, type WaitOptions } from './session-handle.js';
@@ -74,7 +74,7 @@ export class ArborClient {
       throw new ArborClientError(`Unknown tool name(s): ${unknownTools.join(', ')}. Known tools: ${toolNames.join(', ')}.`);
     }
     const sessionId = randomUUID();
-    await this.temporal.workflow.start<typeof arborSession>(sessionWorkflowType, {
+    await this.temporal.workflow.start<typeof arborSessionV2>(sessionWorkflowType, {
       workflowId: sessionId,
       taskQueue: this.taskQueue,
       args: [input],

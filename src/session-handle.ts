@@ -13,7 +13,7 @@ import {
   type TranscriptEntry,
   type TranscriptRange,
 } from './shared/session.js';
-import type { arborSession } from './workflows/session-workflow.js';
+import type { arborSessionV2 } from './workflows/session-workflow.js';
 import type { SessionEvent } from './shared/events.js';
 import type { AnswerReceipt } from './shared/questions.js';
 import type { QuestionSet } from './shared/tools/ask-user.js';
@@ -96,7 +96,7 @@ export interface SessionHandleOptions {
 
 /** A session by id: send it messages, read its snapshot and transcript, wait for its turns to end. */
 export class SessionHandle {
-  private readonly workflow: WorkflowHandle<typeof arborSession>;
+  private readonly workflow: WorkflowHandle<typeof arborSessionV2>;
   private readonly queryTimeoutMs: number;
 
   constructor(
@@ -104,7 +104,7 @@ export class SessionHandle {
     private readonly client: Client,
     options: SessionHandleOptions = {},
   ) {
-    this.workflow = client.workflow.getHandle<typeof arborSession>(id);
+    this.workflow = client.workflow.getHandle<typeof arborSessionV2>(id);
     this.queryTimeoutMs = checkQueryTimeout(options.queryTimeoutMs);
   }
 

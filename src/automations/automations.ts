@@ -17,7 +17,7 @@ import {
   type AutomationRun,
   type AutomationUpdateArgs,
 } from '../shared/tools/automations.js';
-import type { arborSession } from '../workflows/session-workflow.js';
+import type { arborSessionV2 } from '../workflows/session-workflow.js';
 import { scheduleSpecFor } from './schedule-spec.js';
 import { boundedQuery } from '../query-failures.js';
 
@@ -54,7 +54,7 @@ export function createAutomations(client: Client, taskQueue: string) {
     ends_when_done: true,
   });
 
-  const action = (automationId: string, memo: AutomationMemo): ScheduleOptionsStartWorkflowAction<typeof arborSession> => ({
+  const action = (automationId: string, memo: AutomationMemo): ScheduleOptionsStartWorkflowAction<typeof arborSessionV2> => ({
     type: 'startWorkflow',
     workflowType: sessionWorkflowType,
     workflowId: runIdOf(automationId, 'scheduled'),
@@ -188,7 +188,7 @@ export function createAutomations(client: Client, taskQueue: string) {
     async runNow(owner: string, automationId: string): Promise<{ run_id: string; automation_id: string }> {
       const { memo } = await describeOwned(owner, automationId);
       const runId = runIdOf(automationId, `now-${randomUUID()}`);
-      await client.workflow.start<typeof arborSession>(sessionWorkflowType, { workflowId: runId, taskQueue, args: [runInput(memo)], staticSummary: memo.title });
+      await client.workflow.start<typeof arborSessionV2>(sessionWorkflowType, { workflowId: runId, taskQueue, args: [runInput(memo)], staticSummary: memo.title });
       return { run_id: runId, automation_id: automationId };
     },
 

@@ -242,6 +242,7 @@ export interface SessionResult {
  * The workflow type new sessions start as. Registered names are part of the durable protocol: never renamed, and
  * kept registered while sessions of that type may still run.
  */
-export const sessionWorkflowType = 'arborSession';
-/** The type sessions started as before `arborSession`; workers still run it (see `session-changes.ts`). */
+export const sessionWorkflowType = 'arborSessionV2';
+/** The types sessions started as before it, newest first; workers still run them (see `session-changes.ts`). */
+export const previousSessionWorkflowType = 'arborSession';
 export const legacySessionWorkflowType = 'sessionWorkflow';

@@ -1,17 +1,20 @@
 import { patched } from '@temporalio/workflow';
 
 /**
- * Behaviour changes made while `sessionWorkflow` sessions were running. That workflow type asks Temporal about each
- * with `patched()`, so its running sessions keep replaying. `arborSession`, the type new sessions start as, has every
- * change built in and asks nothing: a patch costs a marker and a `TemporalChangeVersion` upsert in each new session.
- * A change made from now on gets a new entry here, asked with `patched()` in both types.
- *
- * `arborSession` also does what no `sessionWorkflow` ever did, behind `hasBuiltInChanges()`: its sub-agents are given
- * their environment by their parent, and visibility shows a turn `running` only once it is long enough to be seen.
+ * Behaviour changes made while sessions were running, and the workflow types that have them built in. Registered
+ * session types, oldest first:
+ * - `sessionWorkflow` asks Temporal about every change with `patched()`, so its running sessions keep replaying.
+ * - `arborSession` has the first eight built in and asks the later ones. Behind `hasBuiltInChanges()` it also does
+ *   what no `sessionWorkflow` ever did: its sub-agents are given their environment by their parent, and visibility
+ *   shows a turn `running` only once it is long enough to be seen.
+ * - `arborSessionV2`, the type new sessions start as, has every change below built in and asks nothing (a patch costs
+ *   a marker and a `TemporalChangeVersion` upsert in each session that asks it). Behind `closedStatusLeftToTemporal()`
+ *   it writes no `completed` or `stopped` status as it closes: Temporal's execution status says that already.
+ * A change made from now on gets a new entry in `LaterChange`, and is asked with `patched()` in every type.
  */
 
-/** Changes `arborSession` was born with. A later change is added to `SessionChange` only, and is asked in both types. */
-const builtInChanges = [
+/** Changes `arborSession` was born with. */
+const arborSessionChanges = [
   'status-running-shown-from-tool-rounds',
   'turn-takes-bounded-inbox-batch',
   'continue-as-new-at-history-length',
@@ -22,27 +25,45 @@ const builtInChanges = [
   'wait-ends-on-user-messages-only',
 ] as const;
 
-/** Changes made after `arborSession` began: asked with `patched()` in both types, only where they apply. */
-type LaterChange = 'continue-as-new-with-queued-messages' | 'sub-agents-continue-as-new';
+/** Changes made after `arborSession` began: asked with `patched()` in the older types, only where they apply. */
+const arborSessionV2Changes = ['continue-as-new-with-queued-messages', 'sub-agents-continue-as-new'] as const;
 
-export type SessionChange = (typeof builtInChanges)[number] | LaterChange;
+/** Changes made after `arborSessionV2` began: asked with `patched()` in every type. None yet. */
+type LaterChange = never;
 
-const builtIn: ReadonlySet<SessionChange> = new Set<SessionChange>(builtInChanges);
+export type SessionChange = (typeof arborSessionChanges)[number] | (typeof arborSessionV2Changes)[number] | LaterChange;
+
+/** The session types in the order they were introduced: 0 `sessionWorkflow`, 1 `arborSession`, 2 `arborSessionV2`. */
+export type SessionGeneration = 0 | 1 | 2;
+
+const builtInBy: Record<SessionGeneration, ReadonlySet<SessionChange>> = {
+  0: new Set(),
+  1: new Set(arborSessionChanges),
+  2: new Set([...arborSessionChanges, ...arborSessionV2Changes]),
+};
 
 // Module state is per workflow: the worker evaluates the workflow bundle's modules for each workflow it runs.
-let changesBuiltIn = false;
+let generation: SessionGeneration = 0;
 
-/** Called first by a workflow type written after the changes in `builtIn`. */
-export function useBuiltInChanges(): void {
-  changesBuiltIn = true;
+/** Called first by each session type after `sessionWorkflow`, with its place in the order above. */
+export function useBuiltInChanges(typeGeneration: SessionGeneration): void {
+  generation = typeGeneration;
 }
 
-/** Whether this session's code is the current type's, with every change of `builtIn` and no patch markers. */
+/** Whether this session's type is `arborSession` or later: no patch markers for the first changes, and what they brought. */
 export function hasBuiltInChanges(): boolean {
-  return changesBuiltIn;
+  return generation >= 1;
 }
 
-/** Whether the session takes the changed branch: always in the current type; in older types, as Temporal recorded. */
+/**
+ * Whether this session leaves a closing `completed` or `stopped` status to Temporal's execution status (Completed,
+ * Canceled) instead of writing it to `ArborStatus`, which is a history event and a visibility write per session.
+ */
+export function closedStatusLeftToTemporal(): boolean {
+  return generation >= 2;
+}
+
+/** Whether the session takes the changed branch: always where its type has it built in; elsewhere, as Temporal recorded. */
 export function hasChange(change: SessionChange): boolean {
-  return (changesBuiltIn && builtIn.has(change)) || patched(change);
+  return builtInBy[generation].has(change) || patched(change);
 }

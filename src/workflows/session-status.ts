@@ -2,7 +2,7 @@ import { upsertSearchAttributes } from '@temporalio/workflow';
 import type { SessionStatus, ToolCall } from '../shared/session.js';
 import { statusKey } from '../shared/search-attributes.js';
 import { findTool } from '../shared/tools/registry.js';
-import { hasBuiltInChanges, hasChange } from './session-changes.js';
+import { closedStatusLeftToTemporal, hasBuiltInChanges, hasChange } from './session-changes.js';
 import type { SessionState } from './session-state.js';
 
 export interface StatusReporter {
@@ -14,6 +14,9 @@ export interface StatusReporter {
   toolRoundStarted(calls: readonly ToolCall[]): void;
 }
 
+/** Closing statuses that Temporal's execution status shows as they are: Completed, and Canceled for a stop. */
+const shownByTemporal: ReadonlySet<SessionStatus> = new Set<SessionStatus>(['completed', 'stopped']);
+
 /** arborSession: how long a turn runs before visibility shows it `running` (a shorter state is stale before a list shows it). */
 const runningShownAfterMs = 2_000;
 
@@ -22,8 +25,10 @@ const runningShownAfterMs = 2_000;
  * Each upsert is a history event and a visibility write, so visibility shows `running` only for turns long enough
  * to be seen there: a turn that is a single model call stays `idle`; in an arborSession, so does a turn whose tool
  * rounds start within its first two seconds, unless a call may wait long (a sub-agent, a timer, a person). In a
- * sessionWorkflow (newer runs), every turn that runs tools shows `running`. Queries and the event stream always see
- * the live status. Create it at the start of the workflow function.
+ * sessionWorkflow (newer runs), every turn that runs tools shows `running`. An arborSessionV2 that closes as
+ * `completed` or `stopped` leaves that to Temporal's execution status (Completed, Canceled); `failed` is written, since
+ * Temporal records such a session as Completed. Queries and the event stream always see the live status. Create it at
+ * the start of the workflow function.
  */
 export function statusReporter(state: SessionState): StatusReporter {
   let shown: SessionStatus = state.status;
@@ -41,6 +46,7 @@ export function statusReporter(state: SessionState): StatusReporter {
   const report = (status: SessionStatus) => {
     if (state.status !== status) state.setStatus(status);
     if (status === 'running' && runningShownFromToolRounds && shown === 'idle') return;
+    if (closedStatusLeftToTemporal() && shownByTemporal.has(status)) return;
     show(status);
   };
 

@@ -55,8 +55,18 @@ const { prepareSession } = proxyLocalActivities<Activities>({ startToCloseTimeou
  * open between turns; a sub-agent (a session with a parent) completes once its work is done. New sessions start as
  * this type; it has every change of `session-changes.ts` built in.
  */
+export async function arborSessionV2(input: SessionInput): Promise<SessionResult> {
+  useBuiltInChanges(2);
+  return runSession(input);
+}
+
+/**
+ * The type sessions started as until `arborSessionV2`: still registered so that its running sessions (and their
+ * sub-agents, which take their parent's type) go on. It writes `completed` and `stopped` as it closes, and asks the
+ * changes made after it began with `patched()`.
+ */
 export async function arborSession(input: SessionInput): Promise<SessionResult> {
-  useBuiltInChanges();
+  useBuiltInChanges(1);
   return runSession(input);
 }
 
@@ -134,7 +144,7 @@ async function runSession(input: SessionInput): Promise<SessionResult> {
     runIsLong(input.history_limit) && state.inboxFitsCarry() && hasChange(change) && subAgents.canContinueAsNew();
   const continueAsNewNow = async () => {
     await condition(allHandlersFinished);
-    await continueAsNew<typeof arborSession>({ ...input, instruction: undefined, title: state.identity.title, carried: state.carry() });
+    await continueAsNew<typeof arborSessionV2>({ ...input, instruction: undefined, title: state.identity.title, carried: state.carry() });
   };
 
   try {

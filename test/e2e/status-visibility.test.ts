@@ -78,4 +78,40 @@ describe('the ArborStatus search attribute of a session (dev server, worker proc
     expect(seenRunning).toBe(true);
     expect(upserts).toEqual(['idle', 'running', 'idle']);
   });
+
+  it('leaves a sub-agent that completes, and a stopped session, to Temporal\'s execution status, and writes failed', async () => {
+    const root = `closing statuses ${randomUUID()}`;
+    const done = `finishes ${randomUUID()}`;
+    const broken = `fails ${randomUUID()}`;
+    model.script(
+      root,
+      { toolCalls: [
+        { name: 'subAgent', arguments: JSON.stringify({ title: 'Finisher', instruction: done, mode: 'sync' }) },
+        { name: 'subAgent', arguments: JSON.stringify({ title: 'Breaker', instruction: broken, mode: 'sync' }) },
+      ] },
+      { content: 'Both came back.' },
+    );
+    model.script(done, { content: 'Finished.' });
+    model.script(broken, { status: 400 });
+    const session = await servers.client.startSession({ instruction: root });
+    const snapshot = await session.waitUntilIdle({ timeoutMs: 60_000 });
+    const child = (title: string) => snapshot.children.find((candidate) => candidate.title === title);
+    expect([child('Finisher')?.status, child('Breaker')?.status]).toEqual(['completed', 'failed']);
+    await session.stop();
+
+    const look = async (id: string) => {
+      const handle = servers.client.temporal.workflow.getHandle(id);
+      const description = await handle.describe();
+      return { execution: description.status.name, arbor: description.typedSearchAttributes.get(statusKey), upserts: statusUpserts((await handle.fetchHistory()).events ?? []) };
+    };
+    // Started by its parent with its attributes (idle), it writes no status at all: Temporal says Completed.
+    expect(await look(child('Finisher')!.sub_session_id)).toEqual({ execution: 'COMPLETED', arbor: 'idle', upserts: [] });
+    // Temporal says Completed for a session whose model failed too, so that one is written.
+    expect(await look(child('Breaker')!.sub_session_id)).toEqual({ execution: 'COMPLETED', arbor: 'failed', upserts: ['failed'] });
+    // A stop is Temporal's Canceled: the root's last write stays the live status it had.
+    const stopped = await look(session.id);
+    expect(stopped.execution).toBe('CANCELLED');
+    expect(stopped.upserts).not.toContain('stopped');
+    expect(stopped.arbor).toBe(stopped.upserts.at(-1));
+  });
 });

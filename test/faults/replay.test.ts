@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { workflowIgnoredModules } from '../../src/workflows-location.js';
 import { quietBundlerLogger, workflowBundle } from '../support/time-skipping.js';
 
-const history = async (name: string) => JSON.parse(await readFile(fileURLToPath(new URL(`../histories/arborSession/${name}.json`, import.meta.url)), 'utf8'));
+const history = async (name: string) => JSON.parse(await readFile(fileURLToPath(new URL(`../histories/arborSessionV2/${name}.json`, import.meta.url)), 'utf8'));
 
 describe('replaying a committed history', () => {
   it('passes with today’s code and fails with a deliberately non-deterministic change', async () => {

@@ -2,8 +2,8 @@
  * Re-records the committed histories of today's session type (and of the memory store) that the replay test runs
  * against today's workflow code, into `test/histories/<workflow type>/`:
  *   npx tsx test/histories/record.ts [name ...]
- * The `sessionWorkflow` folder holds histories of the type sessions started as before `arborSession`: they are never
- * re-recorded, since that type's code must go on replaying them.
+ * The `sessionWorkflow` and `arborSession` folders hold histories of the types sessions started as before today's:
+ * they are never re-recorded, since those types' code must go on replaying them.
  * Run it only when a workflow change is meant to break running sessions (and then give the workflow a new name or
  * guard the change with patched()): the point of the committed files is that old histories keep replaying.
  */

@@ -4,7 +4,7 @@ import { afterAll, beforeAll } from 'vitest';
 import type { ModelSettings } from '../../src/activities/model-settings.js';
 import { SessionHandle } from '../../src/session-handle.js';
 import { sessionWorkflowType, type SessionInput } from '../../src/shared/session.js';
-import type { arborSession } from '../../src/workflows/session-workflow.js';
+import type { arborSessionV2 } from '../../src/workflows/session-workflow.js';
 import { FakeOpenAI } from './fake-openai.js';
 import { ScriptedModel } from './scripted-model.js';
 import { createTimeSkippingEnvironment } from './time-skipping.js';
@@ -53,7 +53,7 @@ export function scriptedTimeSkipping(modelName: string): ScriptedTimeSkipping {
     fake,
     model,
     async start(taskQueue, input, id = randomUUID()) {
-      await this.env.client.workflow.start<typeof arborSession>(sessionWorkflowType, { workflowId: id, taskQueue, args: [input] });
+      await this.env.client.workflow.start<typeof arborSessionV2>(sessionWorkflowType, { workflowId: id, taskQueue, args: [input] });
       return new SessionHandle(id, this.env.client);
     },
     unique: (label) => `${label} ${randomUUID()}`,

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { SessionHandle } from '../../src/session-handle.js';
 import { sessionWorkflowType } from '../../src/shared/session.js';
-import type { arborSession } from '../../src/workflows/session-workflow.js';
+import type { arborSessionV2 } from '../../src/workflows/session-workflow.js';
 import { call, ScriptedModel } from '../support/scripted-model.js';
 import { withWorker } from '../support/time-skipping.js';
 import { scriptedTimeSkipping } from '../support/scripted-time-skipping.js';
@@ -20,7 +20,7 @@ describe('a loop that fires 2,000 times (time-skipping server)', () => {
     new ScriptedModel(fake).script(instruction, call('createLoop', { prompt: 'Tick', interval_seconds: 10, max_turns: 2_000 }), { content: 'Created.' });
     const workflowId = randomUUID();
     await withWorker(scripted.env, scripted.settings, async (taskQueue) => {
-      const started = await scripted.env.client.workflow.start<typeof arborSession>(sessionWorkflowType, { workflowId, taskQueue, args: [{ instruction }] });
+      const started = await scripted.env.client.workflow.start<typeof arborSessionV2>(sessionWorkflowType, { workflowId, taskQueue, args: [{ instruction }] });
       const session = new SessionHandle(workflowId, scripted.env.client);
       // A look that fails counts as not yet: once in CI a query to the time-skipping server never came back (the server
       // failed to send its error: "Header size exceeded max allowed size"); the handle's query deadline ends such a wait.

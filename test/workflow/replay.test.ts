@@ -2,7 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { Worker } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
-import { legacySessionWorkflowType, sessionWorkflowType } from '../../src/shared/session.js';
+import { legacySessionWorkflowType, previousSessionWorkflowType, sessionWorkflowType } from '../../src/shared/session.js';
 import { memoryStoreWorkflowType } from '../../src/shared/tools/memory.js';
 import { workflowBundle } from '../support/time-skipping.js';
 
@@ -26,6 +26,7 @@ describe('committed histories', () => {
     const histories = await committedHistories();
     const perType = (type: string) => histories.filter((entry) => entry.type === type).length;
     expect(perType(sessionWorkflowType)).toBeGreaterThanOrEqual(5);
+    expect(perType(previousSessionWorkflowType)).toBeGreaterThanOrEqual(5);
     expect(perType(legacySessionWorkflowType)).toBeGreaterThanOrEqual(5);
     expect(perType(memoryStoreWorkflowType)).toBeGreaterThanOrEqual(1);
     for (const { type, workflowId, history } of histories) {

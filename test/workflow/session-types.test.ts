@@ -3,7 +3,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { temporal } from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SessionHandle } from '../../src/session-handle.js';
-import { legacySessionWorkflowType, sessionWorkflowType } from '../../src/shared/session.js';
+import { legacySessionWorkflowType, previousSessionWorkflowType, sessionWorkflowType } from '../../src/shared/session.js';
 import { createTimeSkippingEnvironment, demoModel, withWorker } from '../support/time-skipping.js';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
@@ -34,22 +34,34 @@ describe('session workflow types', () => {
     return { root: await history(id), child: await history(snapshot.children[0]!.sub_session_id), roles: (await session.transcript()).map((entry) => entry.role) };
   }
 
-  // Both types run side by side on one worker: what arborSession switches on stays in its own sessions.
-  const both = () => withWorker(env, demoModel, (taskQueue) => Promise.all([delegate(taskQueue, sessionWorkflowType), delegate(taskQueue, legacySessionWorkflowType)]));
-  let runs: ReturnType<typeof both> | undefined;
+  // The types run side by side on one worker: what a newer type switches on stays in its own sessions.
+  const all = () =>
+    withWorker(env, demoModel, (taskQueue) =>
+      Promise.all([delegate(taskQueue, sessionWorkflowType), delegate(taskQueue, previousSessionWorkflowType), delegate(taskQueue, legacySessionWorkflowType)]),
+    );
+  let runs: ReturnType<typeof all> | undefined;
 
-  it('start new sessions as arborSession, which asks no patches and whose sub-agents inherit its type and environment', async () => {
-    const [{ root, child, roles }] = await (runs ??= both());
-    expect(workflowTypeOf(root)).toBe('arborSession');
-    expect(workflowTypeOf(child)).toBe('arborSession');
+  it('start new sessions as arborSessionV2, which asks no patches and whose sub-agents inherit its type and environment', async () => {
+    const [{ root, child, roles }] = await (runs ??= all());
+    expect(workflowTypeOf(root)).toBe('arborSessionV2');
+    expect(workflowTypeOf(child)).toBe('arborSessionV2');
     // The root asks the worker where it runs (one local activity); the sub-agent is told by its parent.
     expect(markerNames(root)).toEqual(['core_local_activity']);
     expect(markerNames(child)).toEqual([]);
     expect(roles).toEqual(['user', 'assistant', 'tool', 'assistant']);
   });
 
-  it('still run sessions of the type before it, sessionWorkflow, whose sub-agents stay of that type and ask their patches', async () => {
-    const [, { root, child, roles }] = await (runs ??= both());
+  it('still run sessions of the type before it, arborSession, whose sub-agents stay of that type', async () => {
+    const [, { root, child, roles }] = await (runs ??= all());
+    expect(workflowTypeOf(root)).toBe('arborSession');
+    expect(workflowTypeOf(child)).toBe('arborSession');
+    expect(markerNames(root)).toEqual(['core_local_activity']);
+    expect(markerNames(child)).toEqual([]);
+    expect(roles).toEqual(['user', 'assistant', 'tool', 'assistant']);
+  });
+
+  it('still run sessions of the first type, sessionWorkflow, whose sub-agents stay of that type and ask their patches', async () => {
+    const [, , { root, child, roles }] = await (runs ??= all());
     expect(workflowTypeOf(root)).toBe('sessionWorkflow');
     expect(workflowTypeOf(child)).toBe('sessionWorkflow');
     expect(markerNames(root)).toContain('core_patch');

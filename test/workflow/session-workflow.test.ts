@@ -3,7 +3,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SessionHandle } from '../../src/session-handle.js';
 import { sessionWorkflowType, type SessionInput } from '../../src/shared/session.js';
-import type { arborSession } from '../../src/workflows/session-workflow.js';
+import type { arborSessionV2 } from '../../src/workflows/session-workflow.js';
 import { FakeOpenAI } from '../support/fake-openai.js';
 import { createTimeSkippingEnvironment, demoModel, withWorker } from '../support/time-skipping.js';
 
@@ -23,7 +23,7 @@ describe('the session workflow (time-skipping server)', () => {
 
   async function start(taskQueue: string, input: SessionInput): Promise<SessionHandle> {
     const id = randomUUID();
-    await env.client.workflow.start<typeof arborSession>(sessionWorkflowType, { workflowId: id, taskQueue, args: [input] });
+    await env.client.workflow.start<typeof arborSessionV2>(sessionWorkflowType, { workflowId: id, taskQueue, args: [input] });
     return new SessionHandle(id, env.client);
   }
 

@@ -5,7 +5,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SessionHandle } from '../../src/session-handle.js';
 import { sessionWorkflowType, type SessionInput } from '../../src/shared/session.js';
-import type { arborSession } from '../../src/workflows/session-workflow.js';
+import type { arborSessionV2 } from '../../src/workflows/session-workflow.js';
 import { createTimeSkippingEnvironment, demoModel, withWorker } from '../support/time-skipping.js';
 import { parseAllowList } from '../../src/web/fetch/index.js';
 import { FakeOpenAI } from '../support/fake-openai.js';
@@ -52,7 +52,7 @@ describe('the web tools in a session (time-skipping server)', () => {
 
   async function run(taskQueue: string, input: SessionInput) {
     const id = randomUUID();
-    await env.client.workflow.start<typeof arborSession>(sessionWorkflowType, { workflowId: id, taskQueue, args: [input] });
+    await env.client.workflow.start<typeof arborSessionV2>(sessionWorkflowType, { workflowId: id, taskQueue, args: [input] });
     const session = new SessionHandle(id, env.client);
     await session.waitUntilIdle({ timeoutMs: 20_000 });
     const tool = (await session.transcript()).find((entry) => entry.role === 'tool')!;

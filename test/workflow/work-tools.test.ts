@@ -3,7 +3,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SessionHandle } from '../../src/session-handle.js';
 import { sessionWorkflowType, type SessionInput, type TranscriptEntry } from '../../src/shared/session.js';
-import type { arborSession } from '../../src/workflows/session-workflow.js';
+import type { arborSessionV2 } from '../../src/workflows/session-workflow.js';
 import { createTimeSkippingEnvironment, demoModel, withWorker } from '../support/time-skipping.js';
 import { waitUntil } from '../support/wait.js';
 
@@ -20,7 +20,7 @@ describe('plan, wait and stopConversation (time-skipping server, demo model)', (
 
   async function start(taskQueue: string, input: SessionInput): Promise<SessionHandle> {
     const id = randomUUID();
-    await env.client.workflow.start<typeof arborSession>(sessionWorkflowType, { workflowId: id, taskQueue, args: [input] });
+    await env.client.workflow.start<typeof arborSessionV2>(sessionWorkflowType, { workflowId: id, taskQueue, args: [input] });
     return new SessionHandle(id, env.client);
   }
 

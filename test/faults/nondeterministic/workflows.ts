@@ -4,9 +4,9 @@
  */
 import { sleep } from '@temporalio/workflow';
 import type { SessionInput, SessionResult } from '../../../src/shared/session.js';
-import { arborSession as arborSessionToday } from '../../../src/workflows/session-workflow.js';
+import { arborSessionV2 as arborSessionV2Today } from '../../../src/workflows/session-workflow.js';
 
-export async function arborSession(input: SessionInput): Promise<SessionResult> {
+export async function arborSessionV2(input: SessionInput): Promise<SessionResult> {
   await sleep('1 second');
-  return arborSessionToday(input);
+  return arborSessionV2Today(input);
 }
