@@ -42,8 +42,8 @@ quietRuntime();
 const args = benchArgs();
 const largest = args.size ?? 500;
 const plan = [
-  { children: 10, samples: 5 },
-  { children: 100, samples: 2 },
+  { children: 10, samples: 15 },
+  { children: 100, samples: 4 },
   { children: 500, samples: 1 },
 ].filter((step) => step.children <= largest);
 if (plan.length === 0 || plan.at(-1)!.children !== largest) plan.push({ children: largest, samples: 1 });

@@ -108,6 +108,15 @@ describe('the ArborStatus search attribute of a session (dev server, worker proc
     expect(await look(child('Finisher')!.sub_session_id)).toEqual({ execution: 'COMPLETED', arbor: 'idle', upserts: [] });
     // Temporal says Completed for a session whose model failed too, so that one is written.
     expect(await look(child('Breaker')!.sub_session_id)).toEqual({ execution: 'COMPLETED', arbor: 'failed', upserts: ['failed'] });
+    // The README's filter for sessions whose model failed finds it (visibility catches up in its own time).
+    const listed = async (query: string) => {
+      const ids: string[] = [];
+      for await (const execution of servers.client.temporal.workflow.list({ query })) ids.push(execution.workflowId);
+      return ids;
+    };
+    const failedQuery = `ArborRootSessionId = '${session.id}' AND ExecutionStatus = 'Completed' AND ArborStatus = 'failed'`;
+    await waitUntil(async () => (await listed(failedQuery)).length > 0, 15_000);
+    expect(await listed(failedQuery)).toEqual([child('Breaker')!.sub_session_id]);
     // A stop is Temporal's Canceled: the root's last write stays the live status it had.
     const stopped = await look(session.id);
     expect(stopped.execution).toBe('CANCELLED');
