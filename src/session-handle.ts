@@ -22,56 +22,10 @@ import { readSessionEvents, type EventReadOptions } from './events/session-event
 import { readTreeEvents, type TreeEvent, type TreeReadOptions } from './events/tree-events.js';
 import { answerQuestionSet, pendingQuestionsOf } from './session-questions.js';
 import { readSessionTranscript, readTranscriptPages } from './transcript-pages.js';
+import { SendWindows } from './send-windows.js';
+import { utf8Length } from './shared/utf8.js';
 
-/**
- * The most messages one client has sent to one session that the session has not yet taken in (seen as queued or
- * handled). Temporal fails a workflow task that more than 100 signals arrive during, and each signal costs the
- * session's workflow a few milliseconds; thousands sent at once would keep failing its workflow tasks, make every
- * retry replay a longer history and could stall the session. With this window, a flood is delivered at the pace the
- * session takes it in.
- */
-export const maxUnacknowledgedSends = 50;
-
-/** How long a send waits for the session to take in earlier messages before it goes ahead anyway. */
-const acknowledgementWaitMs = 60_000;
-
-/** Per session: sends in call order, and the ids sent that the session has not been seen to take in yet. */
-class SendWindows {
-  private readonly sessions = new Map<string, { chain: Promise<void>; unseen: string[]; pending: number }>();
-
-  async send(sessionId: string, id: string, signal: () => Promise<void>, isSeen: (id: string) => Promise<boolean>): Promise<void> {
-    let window = this.sessions.get(sessionId);
-    if (!window) this.sessions.set(sessionId, (window = { chain: Promise.resolve(), unseen: [], pending: 0 }));
-    const current = window;
-    current.pending += 1;
-    const turn = current.chain.then(async () => {
-      const newest = current.unseen.at(-1);
-      if (newest !== undefined && current.unseen.length >= maxUnacknowledgedSends) {
-        // Signals are taken in order: once the newest is seen, all before it are.
-        await waitUntil(() => isSeen(newest), acknowledgementWaitMs);
-        current.unseen = [];
-      }
-      await signal();
-      current.unseen.push(id);
-    });
-    current.chain = turn.catch(() => undefined);
-    try {
-      await turn;
-    } finally {
-      current.pending -= 1;
-      if (this.sessions.size > 1_000) for (const [key, idle] of this.sessions) if (idle.pending === 0) this.sessions.delete(key);
-    }
-  }
-}
-
-/** Polls `condition` (a failed check counts as not yet) until it holds or `timeoutMs` passes. */
-async function waitUntil(condition: () => Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (let delay = 20; Date.now() < deadline; delay = Math.min(delay * 2, 500)) {
-    if (await condition().catch(() => false)) return;
-    await new Promise((resolve) => setTimeout(resolve, delay));
-  }
-}
+export { maxUnacknowledgedBytes, maxUnacknowledgedSends } from './send-windows.js';
 
 const sendWindows = new SendWindows();
 
@@ -110,8 +64,9 @@ export class SessionHandle {
 
   /**
    * Sends a user message and returns its id. Sending the same id twice delivers it once. Messages from this client to
-   * one session go out in the order of the calls, with at most `maxUnacknowledgedSends` of them not yet taken in by
-   * the session: a flood of sends is delivered at the pace the session can take it, none lost.
+   * one session go out in the order of the calls, with at most `maxUnacknowledgedSends` of them, and at most
+   * `maxUnacknowledgedBytes` of them, not yet taken in by the session: a flood of sends, or of large messages, is
+   * delivered at the pace the session can take it, none lost.
    */
   async send(content: string, options: { id?: string } = {}): Promise<string> {
     const parsed = userMessageSchema().safeParse({ content, id: options.id ?? randomUUID() });
@@ -119,7 +74,7 @@ export class SessionHandle {
     const message = parsed.data;
     const id = message.id!;
     try {
-      await sendWindows.send(this.id, id, () => this.workflow.signal(userMessageSignal, message), async (sent) => (await this.query(() => this.workflow.query(messageStateQuery, sent))) !== 'unknown');
+      await sendWindows.send(this.id, id, utf8Length(message.content), () => this.workflow.signal(userMessageSignal, message), async (sent) => (await this.query(() => this.workflow.query(messageStateQuery, sent))) !== 'unknown');
     } catch (error) {
       if (!(error instanceof WorkflowNotFoundError)) throw error;
       const ended = await this.workflow.describe().catch(() => undefined);

@@ -114,12 +114,11 @@ describe('limit probes (dev server, fake model)', () => {
     model.script(instruction, { content: 'Thinking slowly.', delayMs: 3_000 }, ...Array.from({ length: 10 }, () => ({ content: '读完了。' })));
     const session = await harness.client.startSession({ instruction });
     await waitUntil(() => fake.requestsFor(instruction).length === 1);
-    // Six messages of 600,000 bytes: a million characters of them, counted as characters, would be carried as 3 MB.
-    // One at a time: six sent at once can buffer 3.6 MB of signals during one workflow task, which the server
-    // force-closes (FORCE_CLOSE_COMMAND), and that is not what this probe is about.
-    for (let index = 0; index < 6; index++) {
-      await session.waitUntilIdle({ messageId: await session.send(`${tag} ${index} `.padEnd(200_000, '长消息')), timeoutMs: 120_000 });
-    }
+    // Six messages of 600,000 bytes, sent at once: a million characters of them, counted as characters, would be
+    // carried as 3 MB. Sent at once they could also buffer 3.6 MB of signals during one workflow task, which the server
+    // force-closes (FORCE_CLOSE_COMMAND); the client's send window holds each back until the one before is taken in.
+    const ids = await Promise.all(Array.from({ length: 6 }, (_, index) => session.send(`${tag} ${index} `.padEnd(200_000, '长消息'))));
+    await session.waitUntilIdle({ messageId: ids.at(-1)!, timeoutMs: 120_000 });
 
     const runs = await harness.runHistories(session.id);
     expect(runs.length).toBeGreaterThanOrEqual(2);
