@@ -1,6 +1,5 @@
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
-import type { temporal } from '@temporalio/proto';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { createActivities } from '../../src/activities/index.js';
 import { ArborClient } from '../../src/client.js';
@@ -8,8 +7,7 @@ import { parseAllowList } from '../../src/web/fetch/index.js';
 import { devServerSettings } from '../support/connection.js';
 import { FakeOpenAI } from '../support/fake-openai.js';
 import { ScriptedModel } from '../support/scripted-model.js';
-
-type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+import { runHistories, type HistoryEvent } from '../support/run-histories.js';
 
 export interface FaultWorkerOptions {
   /** Timeout of one model request (default 10 s). */
@@ -84,17 +82,8 @@ export function faultWorker(apiKey: string, options: FaultWorkerOptions = {}) {
       return client;
     },
     /** The history of every run of a session (continue-as-new makes several), oldest first. */
-    async runHistories(sessionId: string): Promise<HistoryEvent[][]> {
-      const reader = new Client({ connection: historyConnection!, namespace: settings.namespace });
-      const runs: HistoryEvent[][] = [];
-      let runId: string | undefined;
-      do {
-        const history = await reader.workflow.getHandle(sessionId, runId).fetchHistory();
-        const events = history.events ?? [];
-        runs.unshift(events);
-        runId = events[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId || undefined;
-      } while (runId);
-      return runs;
+    runHistories(sessionId: string): Promise<HistoryEvent[][]> {
+      return runHistories(new Client({ connection: historyConnection!, namespace: settings.namespace }), sessionId);
     },
     /** Workflow task failures in every run of a session: zero means the workflow code never threw or timed out. */
     async workflowTaskFailures(sessionId: string): Promise<HistoryEvent[]> {

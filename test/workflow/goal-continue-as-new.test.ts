@@ -3,6 +3,7 @@ import { call } from '../support/scripted-model.js';
 import { withWorker } from '../support/time-skipping.js';
 import { scriptedTimeSkipping } from '../support/scripted-time-skipping.js';
 import { waitUntil } from '../support/wait.js';
+import { runHistories } from '../support/run-histories.js';
 
 // Its own file, so its own time-skipping server: a query that reaches the Java test server while a run continues as new
 // can go unanswered and leave the server's time skipping locked for good, so any later `env.sleep` there waits in real
@@ -32,14 +33,8 @@ describe('a goal driving turns across runs (time-skipping server, scripted model
       const snapshot = await session.waitUntilIdle({ timeoutMs: 30_000 });
       expect(snapshot).toMatchObject({ turn: 40, goals: [{ status: 'exhausted', completed_turns: 40 }] });
 
-      // Walk the runs back from the current one: each ended by continuing as new near the limit, not after all 40 turns.
-      const runs: number[] = [];
-      let runId: string | undefined = (await workflow.describe()).runId;
-      while (runId) {
-        const history = await scripted.env.client.workflow.getHandle(session.id, runId).fetchHistory();
-        runs.push(history.events!.length);
-        runId = history.events![0]!.workflowExecutionStartedEventAttributes?.continuedExecutionRunId ?? undefined;
-      }
+      // Each run ended by continuing as new near the limit, not after all 40 turns.
+      const runs = (await runHistories(scripted.env.client, session.id)).map((events) => events.length);
       expect(runs.length).toBeGreaterThanOrEqual(3);
       for (const events of runs) expect(events).toBeLessThan(140);
       // Every step is in the transcript once, in order, across the runs.

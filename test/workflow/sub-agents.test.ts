@@ -6,6 +6,7 @@ import { call, toolResults } from '../support/scripted-model.js';
 import { withWorker } from '../support/time-skipping.js';
 import { scriptedTimeSkipping } from '../support/scripted-time-skipping.js';
 import { waitUntil } from '../support/wait.js';
+import { runHistories } from '../support/run-histories.js';
 
 describe('sub-agents (time-skipping server, scripted model)', () => {
   const scripted = scriptedTimeSkipping('tree-model');
@@ -156,13 +157,7 @@ describe('sub-agents (time-skipping server, scripted model)', () => {
       expect(result).toMatchObject({ status: 'completed', content: 'tick 24' });
 
       // The sub-agent ran in several runs, each ended by continuing as new near the limit it was handed.
-      const runs: number[] = [];
-      let runId: string | undefined = (await scripted.env.client.workflow.getHandle(result.sub_session_id).describe()).runId;
-      while (runId) {
-        const history = await scripted.env.client.workflow.getHandle(result.sub_session_id, runId).fetchHistory();
-        runs.push(history.events!.length);
-        runId = history.events![0]!.workflowExecutionStartedEventAttributes?.continuedExecutionRunId ?? undefined;
-      }
+      const runs = (await runHistories(scripted.env.client, result.sub_session_id)).map((events) => events.length);
       expect(runs.length).toBeGreaterThanOrEqual(3);
       for (const events of runs) expect(events).toBeLessThan(150);
       const ticks = (await new SessionHandle(result.sub_session_id, scripted.env.client).transcript()).filter((entry) => entry.role === 'assistant' && entry.content.startsWith('tick '));
