@@ -4,10 +4,11 @@ import { withWorker } from '../support/time-skipping.js';
 import { scriptedTimeSkipping } from '../support/scripted-time-skipping.js';
 import { waitUntil } from '../support/wait.js';
 import { runHistories } from '../support/run-histories.js';
+import { waitUntilSettled } from '../support/settle.js';
 
 // Its own file, so its own time-skipping server: a query that reaches the Java test server while a run continues as new
-// can go unanswered and leave the server's time skipping locked for good, so any later `env.sleep` there waits in real
-// time. This test therefore waits on the model's requests, not on queries, until the session has stopped moving.
+// can go unanswered and leave the server's time skipping locked for good (see waitUntilSettled). This test therefore
+// waits on the model's requests, not on queries, until the session has stopped moving.
 describe('a goal driving turns across runs (time-skipping server, scripted model)', () => {
   const scripted = scriptedTimeSkipping('goal-run-model');
   const { fake, model } = scripted;
@@ -17,19 +18,8 @@ describe('a goal driving turns across runs (time-skipping server, scripted model
     model.script(instruction, call('createGoal', { condition: 'Forty steps done', max_turns: 40 }), ...Array.from({ length: 41 }, (_, index) => ({ content: `step ${index}` })));
     await withWorker(scripted.env, scripted.settings, async (taskQueue) => {
       const session = await scripted.start(taskQueue, { instruction, history_limit: 100 });
-      const workflow = scripted.env.client.workflow.getHandle(session.id);
       await waitUntil(() => fake.requestsFor(instruction).length === 41, 90_000);
-      // Settled: the same run, with no workflow task to come, on two looks a second apart.
-      let last = '';
-      await waitUntil(async () => {
-        const description = await workflow.describe();
-        const pending = description.raw.pendingWorkflowTask ? 'pending' : 'done';
-        const look = `${description.runId} ${description.historyLength} ${pending}`;
-        const settled = look === last && pending === 'done';
-        last = look;
-        if (!settled) await new Promise((resolve) => setTimeout(resolve, 1_000));
-        return settled;
-      }, 30_000);
+      await waitUntilSettled(scripted.env.client, session.id);
       const snapshot = await session.waitUntilIdle({ timeoutMs: 30_000 });
       expect(snapshot).toMatchObject({ turn: 40, goals: [{ status: 'exhausted', completed_turns: 40 }] });
 

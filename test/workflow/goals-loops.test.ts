@@ -5,6 +5,7 @@ import { call, toolResults } from '../support/scripted-model.js';
 import { withWorker } from '../support/time-skipping.js';
 import { scriptedTimeSkipping } from '../support/scripted-time-skipping.js';
 import { waitUntil } from '../support/wait.js';
+import { waitUntilSettled } from '../support/settle.js';
 
 const lastUserMessage = (request: RecordedRequest) => request.body.messages.filter((message) => message.role === 'user').at(-1)?.content ?? '';
 const firings = (transcript: TranscriptEntry[]) => transcript.filter((entry) => entry.role === 'user' && entry.id.startsWith('loop:')).map((entry) => entry.id);
@@ -16,6 +17,14 @@ describe('goals and loops (time-skipping server, scripted model)', () => {
   const start = (taskQueue: string, input: SessionInput) => scripted.start(taskQueue, input);
 
   const { unique } = scripted;
+  /**
+   * Before an `env.sleep`: waits for the model's `count`-th request, then for the session to stop moving, asking no
+   * query meanwhile (one that meets a workflow task in flight can lock the test server's time skipping; see settle.ts).
+   */
+  const settleAfterRequests = async (instruction: string, count: number, sessionId: string) => {
+    await waitUntil(() => fake.requestsFor(instruction).length >= count, 30_000);
+    await waitUntilSettled(scripted.env.client, sessionId);
+  };
   const goalIdOf = (request: RecordedRequest) => JSON.parse(toolResults(request).at(-1)!).goal_id as string;
 
   it('drives turns toward a goal until the model completes it, restating the condition', async () => {
@@ -83,7 +92,7 @@ describe('goals and loops (time-skipping server, scripted model)', () => {
     model.script(instruction, call('createLoop', { prompt: 'Check the queue', interval_seconds: 3_600, max_turns: 1_000 }), { content: 'Loop created.' });
     await withWorker(scripted.env, scripted.settings, async (taskQueue) => {
       const session = await start(taskQueue, { instruction });
-      await waitUntil(async () => (await session.snapshot()).loops.length === 1, 30_000);
+      await settleAfterRequests(instruction, 2, session.id);
       await scripted.env.sleep('8 days');
       await waitUntil(async () => (await session.snapshot()).loops[0]?.status === 'exhausted', 60_000);
       const snapshot = await session.waitUntilIdle({ timeoutMs: 60_000 });
@@ -115,13 +124,16 @@ describe('goals and loops (time-skipping server, scripted model)', () => {
     );
     await withWorker(scripted.env, scripted.settings, async (taskQueue) => {
       const session = await start(taskQueue, { instruction });
-      await waitUntil(async () => (await session.snapshot()).loops.length === 1, 30_000);
+      await settleAfterRequests(instruction, 2, session.id);
       await scripted.env.sleep('3 minutes');
-      await waitUntil(async () => (await session.snapshot()).loops[0]?.status === 'paused', 60_000);
+      // Two firings: tick 1, then the turn that pauses the loop.
+      await settleAfterRequests(instruction, 5, session.id);
       await scripted.env.sleep('1 hour');
+      await waitUntilSettled(scripted.env.client, session.id);
       expect((await session.snapshot()).loops[0]).toMatchObject({ status: 'paused', firings: 2 });
       await session.send('Resume the loop');
-      await waitUntil(async () => (await session.snapshot()).loops[0]?.status === 'active', 30_000);
+      await settleAfterRequests(instruction, 7, session.id);
+      expect((await session.snapshot()).loops[0]?.status).toBe('active');
       await scripted.env.sleep('5 minutes');
       await waitUntil(async () => (await session.snapshot()).loops[0]?.status === 'completed', 60_000);
       const snapshot = await session.waitUntilIdle({ timeoutMs: 30_000 });
@@ -143,7 +155,9 @@ describe('goals and loops (time-skipping server, scripted model)', () => {
     );
     await withWorker(scripted.env, scripted.settings, async (taskQueue) => {
       const session = await start(taskQueue, { instruction });
-      await waitUntil(async () => (await session.snapshot()).waiting !== null, 30_000);
+      // The first answer starts the loop and a 25-second wait in one round.
+      await settleAfterRequests(instruction, 1, session.id);
+      expect((await session.snapshot()).waiting).not.toBeNull();
       await scripted.env.sleep('1 minute');
       await waitUntil(async () => (await session.snapshot()).turn === 2, 60_000);
       const snapshot = await session.waitUntilIdle({ timeoutMs: 30_000 });
@@ -167,7 +181,8 @@ describe('goals and loops (time-skipping server, scripted model)', () => {
     );
     await withWorker(scripted.env, scripted.settings, async (taskQueue) => {
       const session = await start(taskQueue, { instruction });
-      await waitUntil(async () => (await session.snapshot()).cron_jobs.length === 2, 30_000);
+      await settleAfterRequests(instruction, 2, session.id);
+      expect((await session.snapshot()).cron_jobs).toHaveLength(2);
       const [recurring] = toolResults(fake.requestsFor(instruction)[1]!).map((result) => JSON.parse(result));
       expect(recurring).toMatchObject({ human_schedule: 'At 5 and 35 minutes past the hour (UTC)', recurring: true, durable: true });
       await scripted.env.sleep('3 hours');
