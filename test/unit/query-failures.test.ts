@@ -1,7 +1,8 @@
 import { QueryNotRegisteredError, ServiceError } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
 import { ArborClientError } from '../../src/client-errors.js';
-import { checkQueryTimeout, defaultQueryTimeoutMs, isMissingQuery, isUnansweredQuery, UnansweredQueryError } from '../../src/query-failures.js';
+import type { Client } from '@temporalio/client';
+import { boundedQuery, checkQueryTimeout, defaultQueryTimeoutMs, isMissingQuery, isUnansweredQuery, UnansweredQueryError } from '../../src/query-failures.js';
 
 const grpcError = (code: number) => Object.assign(new Error(`${code} grpc`), { code });
 
@@ -32,6 +33,27 @@ describe('UnansweredQueryError and the query timeout', () => {
       expect(() => checkQueryTimeout(bad)).toThrow(ArborClientError);
     }
     expect(() => checkQueryTimeout('5000' as unknown as number)).toThrow('not "5000"');
+  });
+});
+
+describe('boundedQuery', () => {
+  /** A client whose calls run as given, with no connection behind them. */
+  const client = { connection: {}, withDeadline: (_deadline: number, call: () => Promise<unknown>) => call() } as unknown as Client;
+  const failAfter = (ms: number, code: number) => () =>
+    new Promise((_, reject) => setTimeout(() => reject(new ServiceError('Failed to query Workflow', { cause: grpcError(code) })), ms));
+
+  it('counts a call the server cancelled at the deadline it was given as unanswered', async () => {
+    const error = await boundedQuery(client, 'session-2', failAfter(300, 1), 250).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(UnansweredQueryError);
+    expect((error as Error).message).toMatch(/^No answer from session-2 within 0\.3 s/);
+  });
+
+  it('passes on a cancelled call well before the deadline, and a refusal at any time, as they are', async () => {
+    const early = await boundedQuery(client, 'session-3', failAfter(10, 1), 5_000).catch((caught: unknown) => caught);
+    expect(early).toBeInstanceOf(ServiceError);
+    expect(early).not.toBeInstanceOf(UnansweredQueryError);
+    const refused = await boundedQuery(client, 'session-4', failAfter(300, 3), 250).catch((caught: unknown) => caught);
+    expect(refused).not.toBeInstanceOf(UnansweredQueryError);
   });
 });
 
