@@ -118,6 +118,8 @@ export interface CarriedState {
   search_attributes: boolean;
   unavailable_tools?: string[];
   created_at: string;
+  /** Absent in runs from before it was kept, and before the first turn. */
+  turn_started_at?: string;
   todos: TodoItem[];
   children?: ChildSession[];
   plan?: StoredPlan | null;
@@ -177,6 +179,8 @@ export interface SessionSnapshot {
   created_at: string;
   updated_at: string;
   turn: number;
+  /** When the latest turn began, in workflow time (null before the first turn). */
+  turn_started_at: string | null;
   message_count: number;
   queued_messages: number;
   last_message: LastMessage | null;

@@ -7,10 +7,12 @@ import { patched } from '@temporalio/workflow';
  * - `arborSession` has the first eight built in and asks the later ones. Behind `hasBuiltInChanges()` it also does
  *   what no `sessionWorkflow` ever did: its sub-agents are given their environment by their parent, and visibility
  *   shows a turn `running` only once it is long enough to be seen.
- * - `arborSessionV2`, the type new sessions start as, has every change below built in and asks nothing (a patch costs
- *   a marker and a `TemporalChangeVersion` upsert in each session that asks it). Behind `closedStatusLeftToTemporal()`
- *   it writes no `completed` or `stopped` status as it closes: Temporal's execution status says that already.
- * A change made from now on gets a new entry in `LaterChange`, and is asked with `patched()` in every type.
+ * - `arborSessionV2`, the type new sessions start as, has every change up to its own built in and asks only the later
+ *   ones (a patch costs a marker and a `TemporalChangeVersion` upsert in each session that asks it). Behind
+ *   `closedStatusLeftToTemporal()` it writes no `completed` or `stopped` status as it closes: Temporal's execution
+ *   status says that already.
+ * A change made from now on gets a new entry in `LaterChange`, and is asked with `patched()` in every type it applies
+ * to, only where it applies (so that sub-agents, say, ask nothing for a change that concerns roots).
  */
 
 /** Changes `arborSession` was born with. */
@@ -28,8 +30,14 @@ const arborSessionChanges = [
 /** Changes made after `arborSession` began: asked with `patched()` in the older types, only where they apply. */
 const arborSessionV2Changes = ['continue-as-new-with-queued-messages', 'sub-agents-continue-as-new'] as const;
 
-/** Changes made after `arborSessionV2` began: asked with `patched()` in every type. None yet. */
-type LaterChange = never;
+/**
+ * Changes made after `arborSessionV2` began: asked with `patched()` in every type where they apply.
+ * - `first-turn-clock-starts-with-session`: a new root session's first turn is timed from the session's first
+ *   activation, not from the activation where the `prepareSession` local activity resolves. That activation's time is
+ *   not the same live and on replay when a query met the first workflow task (live, the workflow task after it; on
+ *   replay, the activity's completion), and the two-second `running` rule could then upsert on replay only.
+ */
+type LaterChange = 'first-turn-clock-starts-with-session';
 
 export type SessionChange = (typeof arborSessionChanges)[number] | (typeof arborSessionV2Changes)[number] | LaterChange;
 

@@ -79,6 +79,8 @@ export class SessionState {
   runningLoopId: string | null = null;
   readonly createdAt: string;
   updatedAt: string;
+  /** When the latest turn began (null before the first). */
+  turnStartedAt: string | null;
   /** Handled user messages no longer in the transcript (compacted away at continue-as-new), oldest first. */
   private readonly forgottenMessageIds: ReadonlySet<string>;
   /** The session's position of `transcript[0]`: how many entries earlier runs compacted away (less their notices). */
@@ -117,6 +119,7 @@ export class SessionState {
     this.board = new TaskBoard(() => clock.now(), carried?.task_board, (change) => this.events.emit({ type: 'task_updated', ...change }));
     this.createdAt = carried?.created_at ?? now;
     this.updatedAt = now;
+    this.turnStartedAt = carried?.turn_started_at ?? null;
     this.forgottenMessageIds = new Set(carried?.forgotten_message_ids);
     this.transcriptStart = carried?.transcript_start ?? 0;
   }
@@ -324,6 +327,7 @@ export class SessionState {
       created_at: this.createdAt,
       updated_at: this.updatedAt,
       turn: this.turn,
+      turn_started_at: this.turnStartedAt,
       message_count: this.messageCount(),
       queued_messages: this.inbox.length,
       last_message: last ? { id: last.id, role: last.role, content: last.content, created_at: last.created_at } : null,
@@ -379,6 +383,7 @@ export class SessionState {
       search_attributes: this.searchAttributes,
       ...(this.unavailableTools.length > 0 ? { unavailable_tools: this.unavailableTools } : {}),
       created_at: this.createdAt,
+      ...(this.turnStartedAt ? { turn_started_at: this.turnStartedAt } : {}),
       todos: this.todos,
       children: droppedClosed.size > 0 ? this.children.filter((child) => !droppedClosed.has(child)) : this.children,
       plan: this.plan,

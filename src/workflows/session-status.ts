@@ -8,6 +8,11 @@ import type { SessionState } from './session-state.js';
 export interface StatusReporter {
   /** Sets the session's status (queries and events see it at once) and shows it in visibility where it is worth a history event. */
   report(status: SessionStatus): void;
+  /**
+   * Called in the run's first activation, before a local activity, when a turn is queued: that turn is timed from
+   * now. Workflow time read as a local activity resolves can differ between a live run and its replay.
+   */
+  startFirstTurnClock(): void;
   /** A turn starts: the session is running. */
   beginTurn(): void;
   /** The turn runs a round of tools, so it may take a while: visibility may show it running. */
@@ -33,6 +38,7 @@ const runningShownAfterMs = 2_000;
 export function statusReporter(state: SessionState): StatusReporter {
   let shown: SessionStatus = state.status;
   let turnStartedAt = 0;
+  let firstTurnStartedAt: number | undefined;
   // Asked once, in the run's first activation: asked later (right after the prepareSession local activity resolves),
   // a replay can reach the call before Core has seen the marker, and the run fails as non-deterministic.
   const runningShownFromToolRounds = hasChange('status-running-shown-from-tool-rounds');
@@ -55,8 +61,13 @@ export function statusReporter(state: SessionState): StatusReporter {
 
   return {
     report,
+    startFirstTurnClock() {
+      firstTurnStartedAt = Date.now();
+    },
     beginTurn() {
-      turnStartedAt = Date.now();
+      turnStartedAt = firstTurnStartedAt ?? Date.now();
+      firstTurnStartedAt = undefined;
+      state.turnStartedAt = new Date(turnStartedAt).toISOString();
       report('running');
     },
     toolRoundStarted(calls) {

@@ -151,7 +151,12 @@ async function runSession(input: SessionInput): Promise<SessionResult> {
     if (!input.carried) {
       if (input.instruction?.trim()) state.enqueue({ content: input.instruction });
       // A sub-agent of an arborSession is given its parent's environment and saves the local activity.
-      state.applyEnvironment(input.environment && hasBuiltInChanges() ? input.environment : await prepareSession(input.model));
+      const givenEnvironment = hasBuiltInChanges() ? input.environment : undefined;
+      // Only the arborSession types time turns (sessionWorkflow shows every tool round), so only they ask.
+      if (!givenEnvironment && state.inbox.length > 0 && hasBuiltInChanges() && hasChange('first-turn-clock-starts-with-session')) {
+        status.startFirstTurnClock();
+      }
+      state.applyEnvironment(givenEnvironment ?? (await prepareSession(input.model)));
       if (state.searchAttributes && !startedWithIdentity()) upsertSearchAttributes(identityAttributes(state.identity, state.status));
     }
     settings.toolNames = chooseTools();

@@ -229,6 +229,14 @@ try {
     },
     { run: 'first', of: async (session) => (await session.snapshot()).children[0]!.sub_session_id },
   );
+  // Recorded with the first change made after arborSessionV2 began (the first turn timed from the session's start):
+  // the histories above, recorded before it, replay its unpatched branch.
+  model.script('Time the first turn.', call('todoWrite', { todos: [{ content: 'Time it', status: 'in_progress' }] }), { content: 'Timed.' }, { content: 'Second turn.' });
+  await record('first-turn-clock', 'fake-model', { instruction: 'Time the first turn.' }, async (session) => {
+    await session.waitUntilIdle();
+    const id = await session.send('Once more.');
+    await session.waitUntilIdle({ messageId: id });
+  });
 } finally {
   await env.teardown();
   await fake.stop();

@@ -27,6 +27,7 @@ const snapshot: SessionSnapshot = {
   created_at: '2026-01-01T00:00:00.000Z',
   updated_at: '2026-01-01T00:00:00.000Z',
   turn: 1,
+  turn_started_at: '2026-01-01T00:00:00.000Z',
   message_count: 3,
   queued_messages: 0,
   last_message: null,

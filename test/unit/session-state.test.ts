@@ -283,6 +283,7 @@ describe('snapshot', () => {
       created_at: '2024-05-01T10:00:00.000Z',
       updated_at: state.updatedAt,
       turn: 2,
+      turn_started_at: null,
       message_count: 2,
       queued_messages: 1,
       last_message: { id: last.id, role: 'assistant', content: 'hello there', created_at: last.created_at },

@@ -41,12 +41,13 @@ describe('session workflow types', () => {
     );
   let runs: ReturnType<typeof all> | undefined;
 
-  it('start new sessions as arborSessionV2, which asks no patches and whose sub-agents inherit its type and environment', async () => {
+  it('start new sessions as arborSessionV2, whose sub-agents inherit its type and environment and ask no patches', async () => {
     const [{ root, child, roles }] = await (runs ??= all());
     expect(workflowTypeOf(root)).toBe('arborSessionV2');
     expect(workflowTypeOf(child)).toBe('arborSessionV2');
-    // The root asks the worker where it runs (one local activity); the sub-agent is told by its parent.
-    expect(markerNames(root)).toEqual(['core_local_activity']);
+    // The root asks the worker where it runs (one local activity) and asks the one change made since its type began,
+    // where its first turn's clock starts; the sub-agent is told its environment by its parent and asks nothing.
+    expect(markerNames(root)).toEqual(['core_patch', 'core_local_activity']);
     expect(markerNames(child)).toEqual([]);
     expect(roles).toEqual(['user', 'assistant', 'tool', 'assistant']);
   });
@@ -55,7 +56,7 @@ describe('session workflow types', () => {
     const [, { root, child, roles }] = await (runs ??= all());
     expect(workflowTypeOf(root)).toBe('arborSession');
     expect(workflowTypeOf(child)).toBe('arborSession');
-    expect(markerNames(root)).toEqual(['core_local_activity']);
+    expect(markerNames(root)).toEqual(['core_patch', 'core_local_activity']);
     expect(markerNames(child)).toEqual([]);
     expect(roles).toEqual(['user', 'assistant', 'tool', 'assistant']);
   });
