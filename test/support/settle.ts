@@ -21,3 +21,16 @@ export async function waitUntilSettled(client: Client, workflowId: string, timeo
     return settled;
   }, timeoutMs);
 }
+
+/**
+ * Waits until a workflow's current run has started a durable timer and has no workflow task to come, reading its
+ * history and `describe()`, never a query (see `waitUntilSettled`). Then a query meets no workflow task in flight.
+ */
+export async function waitUntilTimerStarted(client: Client, workflowId: string, timeoutMs = 30_000): Promise<void> {
+  const workflow = client.workflow.getHandle(workflowId);
+  await waitUntil(async () => {
+    const events = (await workflow.fetchHistory()).events ?? [];
+    if (!events.some((event) => event.timerStartedEventAttributes)) return false;
+    return !(await workflow.describe()).raw.pendingWorkflowTask;
+  }, timeoutMs);
+}

@@ -8,6 +8,7 @@ import type { SessionInput } from '../../src/shared/session.js';
 import { call, toolResults } from '../support/scripted-model.js';
 import { withWorker } from '../support/time-skipping.js';
 import { scriptedTimeSkipping } from '../support/scripted-time-skipping.js';
+import { waitUntilTimerStarted } from '../support/settle.js';
 import { waitUntil } from '../support/wait.js';
 
 const colour = {
@@ -161,7 +162,8 @@ describe('askUser (time-skipping server, scripted model)', () => {
       scripted.settings,
       async (taskQueue) => {
         const session = await start(taskQueue, { instruction });
-        await waitForQuestions(session);
+        await waitUntilTimerStarted(scripted.env.client, session.id);
+        expect(await session.pendingQuestions()).toHaveLength(1);
         await scripted.env.sleep('2 hours');
         const snapshot = await session.waitUntilIdle({ timeoutMs: 30_000 });
         expect(snapshot.pending_questions).toEqual([]);

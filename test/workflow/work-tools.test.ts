@@ -5,6 +5,7 @@ import { SessionHandle } from '../../src/session-handle.js';
 import { sessionWorkflowType, type SessionInput, type TranscriptEntry } from '../../src/shared/session.js';
 import type { arborSessionV2 } from '../../src/workflows/session-workflow.js';
 import { createTimeSkippingEnvironment, demoModel, withWorker } from '../support/time-skipping.js';
+import { waitUntilTimerStarted } from '../support/settle.js';
 import { waitUntil } from '../support/wait.js';
 
 describe('plan, wait and stopConversation (time-skipping server, demo model)', () => {
@@ -56,7 +57,7 @@ describe('plan, wait and stopConversation (time-skipping server, demo model)', (
   it('waits six days on a durable timer, showing until when while it waits', async () => {
     await withWorker(env, demoModel, async (taskQueue) => {
       const session = await start(taskQueue, { instruction: '/tool wait {"seconds": 518400, "reason": "weekly report"}' });
-      await waitUntil(async () => (await session.snapshot()).waiting !== null);
+      await waitUntilTimerStarted(env.client, session.id);
       const waiting = await session.snapshot();
       expect(waiting.status).toBe('running');
       expect(waiting.waiting?.reason).toBe('weekly report');
