@@ -8,7 +8,7 @@ export function renderSnapshot(snapshot: SessionSnapshot): string {
     `status    ${snapshot.status}`,
     `model     ${snapshot.model}`,
     `root      ${snapshot.root_session_id}${snapshot.parent_session_id ? `\nparent    ${snapshot.parent_session_id}` : ''}`,
-    `turns     ${snapshot.turn}, messages ${snapshot.message_count}${snapshot.queued_messages ? `, ${snapshot.queued_messages} queued` : ''}`,
+    `turns     ${snapshot.turn}${snapshot.turn_started_at ? ` (the latest began ${snapshot.turn_started_at})` : ''}, messages ${snapshot.message_count}${snapshot.queued_messages ? `, ${snapshot.queued_messages} queued` : ''}`,
     `updated   ${snapshot.updated_at}`,
   ];
   if (snapshot.todos.length > 0) {

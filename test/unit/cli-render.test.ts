@@ -50,8 +50,9 @@ const snapshot: SessionSnapshot = {
 };
 
 describe('arbor show', () => {
-  it('prints the in-progress todo with its active form, the plan revision and size, the board and the waiting questions', () => {
+  it('prints when the latest turn began, the in-progress todo with its active form, the plan revision and size, the board and the waiting questions', () => {
     const text = renderSnapshot(snapshot);
+    expect(text).toContain('turns     1 (the latest began 2026-01-01T00:00:00.000Z), messages 3');
     expect(text).toContain('[>] Deploy it (Deploying)');
     expect(text).toContain('plan      Rollout, revision 2, 120 characters');
     expect(text).toContain('  2 [pending] Ship (worker 1), blocked by 1');
