@@ -75,5 +75,7 @@ describe('the clock of a session’s first turn (dev server, in-process workers,
     const replayed = await (await createWorker()).runUntil(() => session.snapshot());
     expect(replayed.turn).toBe(1);
     expect(replayed.turn_started_at).toBe(live.turn_started_at);
+    // The history replays without nondeterminism, as every later replay of it will.
+    await Worker.runReplayHistory({ workflowBundle: { codePath: inject('workflowBundlePath') } }, await handle.fetchHistory(), session.id);
   });
 });
