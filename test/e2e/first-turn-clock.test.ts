@@ -1,13 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { temporal } from '@temporalio/proto';
-import { NativeConnection, Worker } from '@temporalio/worker';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createActivities } from '../../src/activities/index.js';
-import { ArborClient } from '../../src/client.js';
+import { Worker } from '@temporalio/worker';
+import { describe, expect, inject, it } from 'vitest';
 import { snapshotQuery } from '../../src/shared/messages.js';
-import { devServerSettings } from '../support/connection.js';
-import { FakeOpenAI } from '../support/fake-openai.js';
-import { ScriptedModel, call } from '../support/scripted-model.js';
+import { faultWorker } from '../faults/fault-worker.js';
+import { call } from '../support/scripted-model.js';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 const workflowTaskScheduled = 5;
@@ -23,38 +20,10 @@ function firstTaskEndsAtMarker(events: HistoryEvent[]): boolean {
 }
 
 describe('the clock of a session’s first turn (dev server, in-process workers, fake model)', () => {
-  const fake = new FakeOpenAI();
-  const model = new ScriptedModel(fake);
-  const settings = devServerSettings();
-  let client: ArborClient;
-  let connection: NativeConnection;
-
-  beforeAll(async () => {
-    await fake.start();
-    client = await ArborClient.fromSettings(settings);
-    connection = await NativeConnection.connect(settings.connectionOptions);
-  });
-
-  afterAll(async () => {
-    await connection?.close();
-    await client?.close();
-    await fake.stop();
-  });
-
-  const createWorker = () =>
-    Worker.create({
-      connection,
-      namespace: settings.namespace,
-      taskQueue: settings.taskQueue,
-      workflowBundle: { codePath: inject('workflowBundlePath') },
-      activities: createActivities({
-        client: client.temporal,
-        model: { apiKey: 'sk-first-turn-clock', baseURL: fake.baseURL, defaultModel: 'fake-model', requestTimeoutMs: 10_000 },
-        search: { engines: [] },
-      }),
-    });
+  const harness = faultWorker('sk-first-turn-clock', { startWorker: false });
 
   it('is the same live and on replay when a query meets the first workflow task', async () => {
+    const { client, model } = harness;
     const instruction = `first turn clock ${randomUUID()}`;
     model.script(instruction, call('todoWrite', { todos: [{ content: 'Look around', status: 'in_progress' }] }), { content: 'Done.' });
     // Started with no worker polling, and queried at once: the query goes out with the session's first workflow task.
@@ -62,20 +31,20 @@ describe('the clock of a session’s first turn (dev server, in-process workers,
     const handle = client.temporal.workflow.getHandle(session.id);
     const firstQuery = handle.query(snapshotQuery);
 
-    const live = await (await createWorker()).runUntil(async () => {
+    const live = await (await harness.createWorker()).runUntil(async () => {
       await firstQuery;
       await session.waitUntilIdle({ timeoutMs: 60_000 });
       return session.snapshot();
     });
-    const events = (await handle.fetchHistory()).events ?? [];
-    expect(firstTaskEndsAtMarker(events)).toBe(true);
+    const history = await handle.fetchHistory();
+    expect(firstTaskEndsAtMarker(history.events ?? [])).toBe(true);
     expect(live.turn_started_at).not.toBeNull();
 
     // A worker with an empty cache answers by replaying the whole history.
-    const replayed = await (await createWorker()).runUntil(() => session.snapshot());
+    const replayed = await (await harness.createWorker()).runUntil(() => session.snapshot());
     expect(replayed.turn).toBe(1);
     expect(replayed.turn_started_at).toBe(live.turn_started_at);
     // The history replays without nondeterminism, as every later replay of it will.
-    await Worker.runReplayHistory({ workflowBundle: { codePath: inject('workflowBundlePath') } }, await handle.fetchHistory(), session.id);
+    await Worker.runReplayHistory({ workflowBundle: { codePath: inject('workflowBundlePath') } }, history, session.id);
   });
 });

@@ -16,6 +16,8 @@ export interface FaultWorkerOptions {
   fetchAllow?: string;
   /** The small model webFetch's extraction uses (default: none, pages come back raw). */
   fetchModel?: string;
+  /** Whether beforeAll starts a worker (default true); a test may start its own with `createWorker()`. */
+  startWorker?: boolean;
   /** ARBOR_MODEL_CONTEXT_TOKENS of the worker (default: unset). */
   contextTokens?: number;
 }
@@ -41,14 +43,21 @@ export function faultWorker(apiKey: string, options: FaultWorkerOptions = {}) {
     client = await ArborClient.fromSettings(settings);
     historyConnection = await Connection.connect({ address: settings.connectionOptions.address, channelArgs: { 'grpc.max_receive_message_length': 64 * 1024 * 1024 } });
     connection = await NativeConnection.connect(settings.connectionOptions);
-    worker = await Worker.create({
-      connection,
+    if (options.startWorker === false) return;
+    worker = await createWorker();
+    running = worker.run();
+  });
+
+  /** A worker of today's workflow code and Arbor's activities, on this block's task queue, not yet running. */
+  const createWorker = () =>
+    Worker.create({
+      connection: connection!,
       namespace: settings.namespace,
       taskQueue: settings.taskQueue,
       // Today's workflow code, bundled once for the whole test run by the global setup.
       workflowBundle: { codePath: inject('workflowBundlePath') },
       activities: createActivities({
-        client: client.temporal,
+        client: client!.temporal,
         model: {
           apiKey,
           baseURL: fake.baseURL,
@@ -61,8 +70,6 @@ export function faultWorker(apiKey: string, options: FaultWorkerOptions = {}) {
         fetchAllow: parseAllowList(options.fetchAllow),
       }),
     });
-    running = worker.run();
-  });
 
   afterAll(async () => {
     if (worker?.getState() === 'RUNNING') worker.shutdown();
@@ -77,6 +84,7 @@ export function faultWorker(apiKey: string, options: FaultWorkerOptions = {}) {
     fake,
     model,
     settings,
+    createWorker,
     get client(): ArborClient {
       if (!client) throw new Error('the client connects in beforeAll');
       return client;
