@@ -52,6 +52,38 @@ describe('queries that get no answer', () => {
     expect((await session.transcript()).map((entry) => entry.content)).toEqual(['Say that you are ready.', 'Ready.']);
   }, 90_000);
 
+  it('let a reader of events go on after its connection silently dies during the history long poll', async () => {
+    fake.reply({ content: 'First.' }, { content: 'Second.' });
+    const started = await servers.client.startSession({ instruction: 'Say first.' });
+    const first = await started.waitUntilIdle({ timeoutMs: 30_000 });
+    const stop = new AbortController();
+    const events = throughProxy.session(started.id).events({ after: first.last_event_seq, signal: stop.signal });
+    try {
+      // The reader finds nothing new and waits on the server's long poll; then its connection goes silent, as one a
+      // router forgot would: no error, no close, no answer. gRPC keepalive notices; the call is retried on a new one.
+      const firstNew = events.next();
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      proxy.silenceOpenConnections();
+      const connectionsBefore = proxy.accepted;
+      const sent = Date.now();
+      await started.send('Say second.');
+      const seen: string[] = [];
+      for (let next = await firstNew; !next.done; next = await events.next()) {
+        const event = next.value;
+        if (event.type === 'message') seen.push(`${event.role}: ${event.content}`);
+        if (event.type === 'message' && event.role === 'assistant') break;
+      }
+      expect(seen).toEqual(['user: Say second.', 'assistant: Second.']);
+      // What was read came over a new connection: the silent one never answered.
+      expect(proxy.accepted).toBeGreaterThan(connectionsBefore);
+      // Keepalive pings every 30 s and gives up 15 s later: well within this bound, which only says "not for ever".
+      expect(Date.now() - sent).toBeLessThan(90_000);
+    } finally {
+      stop.abort();
+      await events.return(undefined);
+    }
+  }, 120_000);
+
   it('fail after the query timeout, not the server\'s 30 seconds, for a session no worker serves', async () => {
     const noWorker = new ArborClient(servers.client.temporal, `arbor-test-no-worker-${Date.now()}`, { queryTimeoutMs: 1_000 });
     const session = await noWorker.startSession({ instruction: 'Nobody will run this.' });

@@ -9,7 +9,10 @@ export class FreezableProxy {
   private readonly server = createServer((socket) => this.accept(socket));
   private readonly sockets = new Set<Socket>();
   private readonly held: Array<() => void> = [];
+  private readonly silenced = new WeakSet<Socket>();
   private frozen = false;
+  /** How many connections the proxy has accepted. */
+  accepted = 0;
 
   constructor(private readonly target: string) {}
 
@@ -28,17 +31,27 @@ export class FreezableProxy {
     for (const deliver of this.held.splice(0)) deliver();
   }
 
+  /**
+   * From now on, drops every byte on the connections open now, both ways, and closes none of them, as a router that
+   * forgot them would: only the client's own timers (gRPC keepalive) can tell. New connections pass as before.
+   */
+  silenceOpenConnections(): void {
+    for (const socket of this.sockets) this.silenced.add(socket);
+  }
+
   async stop(): Promise<void> {
     for (const socket of this.sockets) socket.destroy();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 
   private accept(client: Socket): void {
+    this.accepted += 1;
     const separator = this.target.lastIndexOf(':');
     const upstream = createConnection({ host: this.target.slice(0, separator), port: Number(this.target.slice(separator + 1)) });
     for (const [from, to] of [[client, upstream], [upstream, client]] as const) {
       this.sockets.add(from);
       from.on('data', (chunk: Buffer) => {
+        if (this.silenced.has(from)) return;
         const deliver = () => void to.write(chunk);
         if (this.frozen) this.held.push(deliver);
         else deliver();
