@@ -13,8 +13,10 @@ export interface StatusReporter {
    * now. Workflow time read as a local activity resolves can differ between a live run and its replay.
    */
   startFirstTurnClock(): void;
-  /** A turn starts: the session is running. */
-  beginTurn(): void;
+  /** When the turn about to begin started: now, or for a first turn timed early, the session's first activation. */
+  nextTurnStart(): number;
+  /** A turn starts (at `nextTurnStart()`): the session is running. */
+  beginTurn(startedAt: number): void;
   /** The turn runs a round of tools, so it may take a while: visibility may show it running. */
   toolRoundStarted(calls: readonly ToolCall[]): void;
 }
@@ -64,8 +66,11 @@ export function statusReporter(state: SessionState): StatusReporter {
     startFirstTurnClock() {
       firstTurnStartedAt = Date.now();
     },
-    beginTurn() {
-      turnStartedAt = firstTurnStartedAt ?? Date.now();
+    nextTurnStart() {
+      return firstTurnStartedAt ?? Date.now();
+    },
+    beginTurn(startedAt) {
+      turnStartedAt = startedAt;
       firstTurnStartedAt = undefined;
       state.turnStartedAt = new Date(turnStartedAt).toISOString();
       report('running');

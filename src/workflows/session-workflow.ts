@@ -81,6 +81,8 @@ export async function sessionWorkflow(input: SessionInput): Promise<SessionResul
 async function runSession(input: SessionInput): Promise<SessionResult> {
   const sessionId = workflowInfo().workflowId;
   const ancestors = input.ancestor_session_ids ?? (input.parent_session_id ? [input.parent_session_id] : []);
+  // Set while a turn begins: what the session records then is stamped with the turn's start (see the loop below).
+  let stampedAt: number | undefined;
   const state = new SessionState(
     {
       session_id: sessionId,
@@ -92,7 +94,7 @@ async function runSession(input: SessionInput): Promise<SessionResult> {
       depth: ancestors.length,
       mode: input.mode ?? null,
     },
-    { now: () => new Date(), newId: uuid4 },
+    { now: () => new Date(stampedAt ?? Date.now()), newId: uuid4 },
     input.carried,
   );
 
@@ -163,12 +165,17 @@ async function runSession(input: SessionInput): Promise<SessionResult> {
     void runSessionClock(state);
     for (;;) {
       await condition(() => state.inbox.length > 0);
-      status.beginTurn();
+      // A first turn timed from the session's first activation stamps its status change and its messages with that
+      // time too: the activation it begins in may be the one where a local activity resolved, whose time differs
+      // between a live run and its replay, and a query answered after a replay would show other times.
+      stampedAt = status.nextTurnStart();
+      status.beginTurn(stampedAt);
       state.turn += 1;
       state.lastError = null;
       for (const message of state.takeInbox(inboxBatch)) {
         state.append({ id: message.id, role: 'user', content: message.content, turn: state.turn });
       }
+      stampedAt = undefined;
       const outcome = await runTurn(state, settings, cursor, { subAgents, reportStatus, toolRoundStarted: status.toolRoundStarted });
       if (outcome !== 'model_failed') {
         // Active goals drive the next turn, unless a message (which always comes first) is already waiting.

@@ -22,7 +22,7 @@ function firstTaskEndsAtMarker(events: HistoryEvent[]): boolean {
 describe('the clock of a session’s first turn (dev server, in-process workers, fake model)', () => {
   const harness = faultWorker('sk-first-turn-clock', { startWorker: false });
 
-  it('is the same live and on replay when a query meets the first workflow task', async () => {
+  it('is the same live and on replay when a query meets the first workflow task, and so are the times of what the turn recorded', async () => {
     const { client, model } = harness;
     const instruction = `first turn clock ${randomUUID()}`;
     model.script(instruction, call('todoWrite', { todos: [{ content: 'Look around', status: 'in_progress' }] }), { content: 'Done.' });
@@ -31,19 +31,35 @@ describe('the clock of a session’s first turn (dev server, in-process workers,
     const handle = client.temporal.workflow.getHandle(session.id);
     const firstQuery = handle.query(snapshotQuery);
 
+    /** What a reader sees of the first turn: its start, its messages' times, and its events' times. */
+    const firstTurnAsRead = async () => {
+      const snapshot = await session.snapshot();
+      const events = [];
+      for await (const event of session.events({ follow: false })) events.push(event);
+      return {
+        snapshot,
+        times: {
+          turn_started_at: snapshot.turn_started_at,
+          messages: (await session.transcript()).map((entry) => `${entry.role} ${entry.created_at}`),
+          events: events.map((event) => `${event.seq} ${event.type} ${event.at}`),
+        },
+      };
+    };
+
     const live = await (await harness.createWorker()).runUntil(async () => {
       await firstQuery;
       await session.waitUntilIdle({ timeoutMs: 60_000 });
-      return session.snapshot();
+      return firstTurnAsRead();
     });
     const history = await handle.fetchHistory();
     expect(firstTaskEndsAtMarker(history.events ?? [])).toBe(true);
-    expect(live.turn_started_at).not.toBeNull();
+    expect(live.snapshot.turn_started_at).not.toBeNull();
+    expect(live.times.messages).toHaveLength(4);
 
     // A worker with an empty cache answers by replaying the whole history.
-    const replayed = await (await harness.createWorker()).runUntil(() => session.snapshot());
-    expect(replayed.turn).toBe(1);
-    expect(replayed.turn_started_at).toBe(live.turn_started_at);
+    const replayed = await (await harness.createWorker()).runUntil(firstTurnAsRead);
+    expect(replayed.snapshot.turn).toBe(1);
+    expect(replayed.times).toEqual(live.times);
     // The history replays without nondeterminism, as every later replay of it will.
     await Worker.runReplayHistory({ workflowBundle: { codePath: inject('workflowBundlePath') } }, history, session.id);
   });
