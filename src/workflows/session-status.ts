@@ -39,7 +39,6 @@ const runningShownAfterMs = 2_000;
  */
 export function statusReporter(state: SessionState): StatusReporter {
   let shown: SessionStatus = state.status;
-  let turnStartedAt = 0;
   let firstTurnStartedAt: number | undefined;
   // Asked once, in the run's first activation: asked later (right after the prepareSession local activity resolves),
   // a replay can reach the call before Core has seen the marker, and the run fails as non-deterministic.
@@ -58,8 +57,10 @@ export function statusReporter(state: SessionState): StatusReporter {
     show(status);
   };
 
+  // The turn began in this run (beginTurn), so state.turnStartedAt is set.
+  const turnRunFor = () => Date.now() - Date.parse(state.turnStartedAt!);
   const worthShowing = (calls: readonly ToolCall[]) =>
-    !hasBuiltInChanges() || Date.now() - turnStartedAt >= runningShownAfterMs || calls.some((call) => findTool(call.name)?.waits === true);
+    !hasBuiltInChanges() || turnRunFor() >= runningShownAfterMs || calls.some((call) => findTool(call.name)?.waits === true);
 
   return {
     report,
@@ -70,9 +71,8 @@ export function statusReporter(state: SessionState): StatusReporter {
       return firstTurnStartedAt ?? Date.now();
     },
     beginTurn(startedAt) {
-      turnStartedAt = startedAt;
       firstTurnStartedAt = undefined;
-      state.turnStartedAt = new Date(turnStartedAt).toISOString();
+      state.turnStartedAt = new Date(startedAt).toISOString();
       report('running');
     },
     toolRoundStarted(calls) {
