@@ -7,7 +7,6 @@ import { faultWorker } from '../faults/fault-worker.js';
 import { call } from '../support/scripted-model.js';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
-const workflowTaskScheduled = 5;
 
 /**
  * Whether the first workflow task recorded the prepareSession marker and nothing after it: a query answered in that
@@ -16,7 +15,7 @@ const workflowTaskScheduled = 5;
  */
 function firstTaskEndsAtMarker(events: HistoryEvent[]): boolean {
   const marker = events.findIndex((event) => event.markerRecordedEventAttributes?.markerName === 'core_local_activity');
-  return marker > 0 && events[marker + 1]?.eventType === workflowTaskScheduled;
+  return marker > 0 && events[marker + 1]?.workflowTaskScheduledEventAttributes != null;
 }
 
 describe('the clock of a session’s first turn (dev server, in-process workers, fake model)', () => {
