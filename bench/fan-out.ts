@@ -12,7 +12,7 @@
  * markers) counts against it.
  *   npx tsx bench/fan-out.ts [largest fan-out, default 500] [--sqlite] [--no-search-attributes]
  */
-import { SessionHandle } from '../src/session-handle.js';
+import { SessionHandle } from '../src/client/session-handle.js';
 import { closedStatuses, sessionWorkflowType } from '../src/shared/session.js';
 import { bareFanOutSignal, bareFinishedChildrenQuery } from './floor-workflows.js';
 import {

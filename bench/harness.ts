@@ -19,12 +19,12 @@ import { createActivities, type ActivityDependencies } from '../src/activities/i
 import { toolSpecs } from '../src/activities/tool-specs.js';
 import { defaultSystemPrompt } from '../src/shared/prompts.js';
 import { toolNames } from '../src/shared/tools/registry.js';
-import { HistoryWatch } from '../src/events/history-watch.js';
+import { HistoryWatch } from '../src/client/events/history-watch.js';
 import type { ModelSettings } from '../src/activities/model-settings.js';
 import { parentSessionIdKey, rootSessionIdKey, statusKey, titleKey } from '../src/shared/search-attributes.js';
 import { locateBinary, locateBinaryPath, toSdkExecutable } from '../src/temporal/binaries.js';
 import { devServerTuning } from '../src/temporal/dev-server.js';
-import { workflowBundlerOptions } from '../src/workflows-location.js';
+import { workflowBundlerOptions } from '../src/worker/workflow-code.js';
 import { FakeOpenAI, type FakeReply, type RecordedRequest } from '../test/support/fake-openai.js';
 
 export type ServerVariant = 'in-memory' | 'sqlite';
@@ -308,7 +308,7 @@ export const loadAverage = () => os.loadavg().map((load) => Math.round(load * 10
 /** Writes bench/results/<name>.json with the date, the machine and its load. */
 export async function writeResults(name: string, body: Record<string, unknown>): Promise<string> {
   const url = new URL(`./results/${name}.json`, import.meta.url);
-  await mkdir(new URL('./results/', import.meta.url), { recursive: true });
+  await mkdir(new URL('./results', import.meta.url), { recursive: true });
   const serverArgs = process.env.BENCH_SERVER_ARGS ? { server_args: process.env.BENCH_SERVER_ARGS } : {};
   await writeFile(url, `${JSON.stringify({ date: new Date().toISOString(), machine: machine(), load_average_at_end: loadAverage(), ...serverArgs, ...body }, null, 2)}\n`);
   return fileURLToPath(url);

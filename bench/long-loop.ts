@@ -10,7 +10,7 @@
  *   npx tsx bench/long-loop.ts [firings, default 10000] [floor firings, default as many]
  */
 import type { Client } from '@temporalio/client';
-import { SessionHandle } from '../src/session-handle.js';
+import { SessionHandle } from '../src/client/session-handle.js';
 import { sessionWorkflowType } from '../src/shared/session.js';
 import { bareFiringsQuery, type BareLoopInput } from './floor-workflows.js';
 import {

@@ -7,11 +7,11 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Runtime, DefaultLogger, Worker } from '@temporalio/worker';
 import { createActivities } from '../src/activities/index.js';
-import { MemoryHandle } from '../src/memory-handle.js';
+import { MemoryHandle } from '../src/client/memory-handle.js';
 import { locateBinaryPath } from '../src/temporal/binaries.js';
 import { maxMemoriesPerOwner, maxMemoryLength } from '../src/shared/tools/memory.js';
 import { MemoryStore } from '../src/workflows/memory-store.js';
-import { workflowSourceWorkerOptions } from '../src/workflows-location.js';
+import { workflowSourceWorkerOptions } from '../src/worker/workflow-code.js';
 import { percentiles } from './stats.js';
 
 Runtime.install({ logger: new DefaultLogger('WARN') });
@@ -78,5 +78,5 @@ console.table({
 });
 console.log(`state carried by continue-as-new at the limit (${maxMemoriesPerOwner} × ${maxMemoryLength} characters): ${results.carried_state_bytes_at_limit} bytes`);
 console.log(`history events of the store after ${maxMemoriesPerOwner + 2} writes: ${results.history_events_after_writes}`);
-await mkdir(new URL('./results/', import.meta.url), { recursive: true });
+await mkdir(new URL('./results', import.meta.url), { recursive: true });
 await writeFile(new URL('./results/memory-store.json', import.meta.url), `${JSON.stringify({ date: new Date().toISOString(), ...results }, null, 2)}\n`);

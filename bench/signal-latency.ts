@@ -5,7 +5,7 @@
  * alternate Arbor and floor; each waits for the turn to end before the next message.
  *   npx tsx bench/signal-latency.ts [samples] [--sqlite] [--no-search-attributes]
  */
-import { SessionHandle } from '../src/session-handle.js';
+import { SessionHandle } from '../src/client/session-handle.js';
 import { sessionWorkflowType } from '../src/shared/session.js';
 import { bareMessageSignal, bareTurnsQuery } from './floor-workflows.js';
 import {

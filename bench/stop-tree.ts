@@ -9,7 +9,7 @@
  *   npx tsx bench/stop-tree.ts [width, default 10: a 1+w+w² tree and a 5w-deep chain] [--sqlite] [--no-search-attributes]
  */
 import type { Client } from '@temporalio/client';
-import { SessionHandle } from '../src/session-handle.js';
+import { SessionHandle } from '../src/client/session-handle.js';
 import { closedStatuses, sessionWorkflowType, type SessionSnapshot } from '../src/shared/session.js';
 import {
   benchArgs,

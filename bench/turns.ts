@@ -3,7 +3,7 @@
  * code and in process with no Temporal, and the history events and bytes each turn adds.
  *   npx tsx bench/turns.ts [turns] [--sqlite] [--no-search-attributes]
  */
-import { SessionHandle } from '../src/session-handle.js';
+import { SessionHandle } from '../src/client/session-handle.js';
 import { sessionWorkflowType } from '../src/shared/session.js';
 import { bareMessageSignal, bareTurnsQuery } from './floor-workflows.js';
 import {

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import type { TestProject } from 'vitest/node';
-import { workflowBundlerOptions } from '../src/workflows-location.js';
+import { workflowBundlerOptions } from '../src/worker/workflow-code.js';
 import { locateBinary, locateBinaryPath, toSdkExecutable } from '../src/temporal/binaries.js';
 import { startDevServer, type DevServer } from '../src/temporal/dev-server.js';
 

@@ -1,6 +1,6 @@
 import { Context } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
-import { AutomationError, createAutomations } from '../automations/automations.js';
+import { AutomationError, createAutomations } from '../client/access/automations.js';
 import type { ToolReply } from '../shared/tool-reply.js';
 import type { AutomationCreateArgs, AutomationUpdateArgs } from '../shared/tools/automations.js';
 

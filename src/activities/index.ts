@@ -4,7 +4,7 @@ import { demoModelName, type SessionEnvironment } from '../shared/model.js';
 import { createCallModel } from './call-model.js';
 import { contextTokensFor, type ModelSettings } from './model-settings.js';
 import { TranscriptCache } from './transcript-cache.js';
-import { readTranscriptPages } from '../transcript-pages.js';
+import { readTranscriptPages } from '../client/access/transcript-pages.js';
 import { createSessionTreeActivities } from './session-tree.js';
 import { createTaskBoardActivities } from './task-board.js';
 import { createMemoryActivities } from './memory.js';
@@ -14,7 +14,7 @@ import { searchConfigFromEnv, type SearchConfig } from '../web/search/index.js';
 import { allowListFromEnv, type AllowList } from '../web/fetch/index.js';
 import { createOpenAIClient } from './openai-client.js';
 import { cronTimezoneFromEnv, loopLimitsFromEnv, questionTimeoutFromEnv } from './durations.js';
-import { boundedQuery } from '../query-failures.js';
+import { boundedQuery } from '../client/access/query-failures.js';
 
 export interface ActivityDependencies {
   client: Client;

@@ -1,6 +1,6 @@
 import { Context } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
-import { createMemoryAccess } from '../memory-access.js';
+import { createMemoryAccess } from '../client/access/memory.js';
 import type { ToolReply } from '../shared/tool-reply.js';
 import type { MemoryRead, MemoryWriteRequest } from '../shared/tools/memory.js';
 

@@ -1,6 +1,6 @@
-import { ArborClientError } from '../client-errors.js';
+import { ArborClientError } from '../client/errors.js';
 import { Interrupted } from './usage-error.js';
-import type { SessionHandle } from '../session-handle.js';
+import type { SessionHandle } from '../client/session-handle.js';
 import type { QuestionSet } from '../shared/tools/ask-user.js';
 import { askOnTerminal, canPrompt } from './ask-questions.js';
 import type { Output } from './output.js';

@@ -1,9 +1,9 @@
 import { resolve } from 'node:path';
 import type { Client } from '@temporalio/client';
 import proto from '@temporalio/proto';
-import { connectClient, type ConnectionSettings } from '../connection.js';
+import { connectClient, type ConnectionSettings } from '../client/connection.js';
 import { startDevServer, isServerReachable, type DevServer } from '../temporal/dev-server.js';
-import { createArborWorker, type ArborWorker } from '../worker.js';
+import { createArborWorker, type ArborWorker } from '../worker/create-worker.js';
 import { UsageError } from './usage-error.js';
 
 export const embeddedDatabase = '.arbor/temporal.db';

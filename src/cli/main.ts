@@ -1,6 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { DefaultLogger, makeTelemetryFilterString, Runtime, type LogLevel } from '@temporalio/worker';
-import { ArborClientError } from '../client-errors.js';
+import { ArborClientError } from '../client/errors.js';
 import { answerCommand } from './commands/answer.js';
 import { chatCommand } from './commands/chat.js';
 import { watchCommand } from './commands/watch.js';

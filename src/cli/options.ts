@@ -1,5 +1,5 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { loadConnectionSettings, type ConnectionSettings } from '../connection.js';
+import { loadConnectionSettings, type ConnectionSettings } from '../client/connection.js';
 import { ownerSchema } from '../shared/tools/memory.js';
 
 export interface ConnectionFlags {

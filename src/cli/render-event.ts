@@ -1,4 +1,4 @@
-import type { TreeEvent } from '../events/tree-events.js';
+import type { TreeEvent } from '../client/events/tree-events.js';
 import type { QuestionSet } from '../shared/tools/ask-user.js';
 import type { Answers } from '../shared/answers.js';
 

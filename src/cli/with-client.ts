@@ -1,5 +1,5 @@
-import { ArborClient } from '../client.js';
-import type { ConnectionSettings } from '../connection.js';
+import { ArborClient } from '../client/arbor-client.js';
+import type { ConnectionSettings } from '../client/connection.js';
 import { UsageError } from './usage-error.js';
 
 /** Runs `work` with a connected client and always closes the connection. */

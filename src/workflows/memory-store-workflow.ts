@@ -1,16 +1,9 @@
 import { allHandlersFinished, condition, continueAsNew, currentUpdateInfo, setHandler, workflowInfo } from '@temporalio/workflow';
 import { memoryReadQuery, memoryWriteUpdate } from '../shared/messages.js';
 import { deleteMemory, listMemories, saveMemory, searchMemory, updateMemory, type MemoryRead, type MemoryWriteRequest } from '../shared/tools/memory.js';
-import { MemoryStore, type CarriedMemories } from './memory-store.js';
+import { MemoryStore } from './memory-store.js';
+import type { MemoryStoreInput, MemoryStoreWorkflow } from '../shared/workflow-types.js';
 import { RecentReplies } from './recent-replies.js';
-import type { ToolReply } from '../shared/tool-reply.js';
-
-export interface MemoryStoreInput {
-  owner: string;
-  carried?: CarriedMemories;
-  /** Replies to the latest writes by update id (absent in runs from before it was carried). */
-  recent_writes?: [string, ToolReply<unknown>][];
-}
 
 /** Writes per run before the store continues as new, keeping each run's history short. */
 const writesPerRun = 500;
@@ -19,7 +12,7 @@ const writesPerRun = 500;
  * One owner's memory store: an entity workflow that runs as long as the owner has memories. Writes are updates
  * (validated, applied in order, deduplicated by update id, across continue-as-new too); reads are queries.
  */
-export async function memoryStoreWorkflow(input: MemoryStoreInput): Promise<void> {
+export const memoryStoreWorkflow = (async (input: MemoryStoreInput): Promise<void> => {
   const store = new MemoryStore(() => new Date(), input.carried);
   // Every write of the run before this one, so a write retried across a continue-as-new is still recognised.
   const recent = new RecentReplies(input.recent_writes, 2 * writesPerRun);
@@ -46,7 +39,7 @@ export async function memoryStoreWorkflow(input: MemoryStoreInput): Promise<void
   await condition(() => writes >= writesPerRun || workflowInfo().continueAsNewSuggested);
   await condition(allHandlersFinished);
   await continueAsNew<typeof memoryStoreWorkflow>({ owner: input.owner, carried: store.carry(), recent_writes: recent.carry() });
-}
+}) satisfies MemoryStoreWorkflow;
 
 const writeTools = { save: saveMemory, update: updateMemory, delete: deleteMemory } as const;
 

@@ -1,11 +1,7 @@
 import MiniSearch from 'minisearch';
 import type { ToolReply } from '../shared/tool-reply.js';
 import { maxMemoriesPerOwner, type MemoryRead, type MemoryRecord, type MemoryWriteRequest } from '../shared/tools/memory.js';
-
-export interface CarriedMemories {
-  memories: MemoryRecord[];
-  next_id: number;
-}
+import type { CarriedMemories } from '../shared/workflow-types.js';
 
 /**
  * One owner's memories, kept by the owner's memory workflow. Writes arrive one at a time (updates), so concurrent

@@ -47,6 +47,7 @@ import { identityAttributes, startedWithIdentity } from './identity-attributes.j
 import { defaultTitle } from '../shared/titles.js';
 import { defaultOwner } from '../shared/tools/memory.js';
 import { hasBuiltInChanges, hasChange, useBuiltInChanges, type SessionChange } from './session-changes.js';
+import type { SessionWorkflow } from '../shared/workflow-types.js';
 
 const { prepareSession } = proxyLocalActivities<Activities>({ startToCloseTimeout: '10 seconds' });
 
@@ -55,28 +56,28 @@ const { prepareSession } = proxyLocalActivities<Activities>({ startToCloseTimeou
  * open between turns; a sub-agent (a session with a parent) completes once its work is done. New sessions start as
  * this type; it has every change of `session-changes.ts` built in.
  */
-export async function arborSessionV2(input: SessionInput): Promise<SessionResult> {
+export const arborSessionV2 = (async (input) => {
   useBuiltInChanges(2);
   return runSession(input);
-}
+}) satisfies SessionWorkflow;
 
 /**
  * The type sessions started as until `arborSessionV2`: still registered so that its running sessions (and their
  * sub-agents, which take their parent's type) go on. It writes `completed` and `stopped` as it closes, and asks the
  * changes made after it began with `patched()`.
  */
-export async function arborSession(input: SessionInput): Promise<SessionResult> {
+export const arborSession = (async (input) => {
   useBuiltInChanges(1);
   return runSession(input);
-}
+}) satisfies SessionWorkflow;
 
 /**
  * The type sessions started as until `arborSession`: still registered so that its running sessions (and their
  * sub-agents, which take their parent's type) go on, asking Temporal with `patched()` which changes they have.
  */
-export async function sessionWorkflow(input: SessionInput): Promise<SessionResult> {
+export const sessionWorkflow = (async (input) => {
   return runSession(input);
-}
+}) satisfies SessionWorkflow;
 
 async function runSession(input: SessionInput): Promise<SessionResult> {
   const sessionId = workflowInfo().workflowId;

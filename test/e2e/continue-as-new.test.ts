@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ArborClient } from '../../src/client.js';
-import { loadConnectionSettings } from '../../src/connection.js';
+import { loadConnectionSettings } from '../../src/client/connection.js';
 import { startDevServer, type DevServer } from '../../src/temporal/dev-server.js';
 import { createArborWorker, type ArborWorker } from '../../src/worker.js';
 import { FakeOpenAI } from '../support/fake-openai.js';

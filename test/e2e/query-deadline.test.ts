@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ArborClient, ArborClientError, UnansweredQueryError } from '../../src/client.js';
-import { loadConnectionSettings } from '../../src/connection.js';
+import { loadConnectionSettings } from '../../src/client/connection.js';
 import { devServerWorkers } from '../support/dev-server-workers.js';
 import { FreezableProxy } from '../support/freezable-proxy.js';
 

@@ -1,7 +1,7 @@
 import { Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ArborClient } from '../../src/client.js';
-import { loadConnectionSettings } from '../../src/connection.js';
+import { loadConnectionSettings } from '../../src/client/connection.js';
 import { arborSearchAttributes, statusKey } from '../../src/shared/search-attributes.js';
 import { startDevServer, type DevServer } from '../../src/temporal/dev-server.js';
 import { ensureSearchAttributes, missingSearchAttributes } from '../../src/temporal/search-attribute-registration.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ArborClient } from '../../src/client.js';
-import type { ConnectionSettings } from '../../src/connection.js';
+import type { ConnectionSettings } from '../../src/client/connection.js';
 import { statusKey, titleKey, rootSessionIdKey } from '../../src/shared/search-attributes.js';
 import { createArborWorker, type ArborWorker } from '../../src/worker.js';
 import { devServerSettings } from '../support/connection.js';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { listSubtree } from '../../src/tree-listing.js';
+import { listSubtree } from '../../src/client/access/tree-listing.js';
 import { devServerWorkers } from '../support/dev-server-workers.js';
 import { call } from '../support/scripted-model.js';
 import { waitUntil } from '../support/wait.js';

@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { maxModelAnswerBytes } from '../../src/activities/model-reply.js';
 import { maxExtractionChars } from '../../src/activities/web.js';
-import { maxUnacknowledgedSends } from '../../src/session-handle.js';
+import { maxUnacknowledgedSends } from '../../src/client/session-handle.js';
 import { defaultMaxChildren } from '../../src/shared/session.js';
 import { parentSessionIdKey } from '../../src/shared/search-attributes.js';
 import { call, firstUserMessage, toolResults } from '../support/scripted-model.js';

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { bundleWorkflowCode, Worker } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
-import { workflowIgnoredModules } from '../../src/workflows-location.js';
+import { workflowIgnoredModules } from '../../src/worker/workflow-code.js';
 import { quietBundlerLogger, workflowBundle } from '../support/time-skipping.js';
 
 const history = async (name: string) => JSON.parse(await readFile(fileURLToPath(new URL(`../histories/arborSessionV2/${name}.json`, import.meta.url)), 'utf8'));

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll } from 'vitest';
 import type { ModelSettings } from '../../src/activities/model-settings.js';
-import { SessionHandle } from '../../src/session-handle.js';
+import { SessionHandle } from '../../src/client/session-handle.js';
 import { sessionWorkflowType, type SessionInput } from '../../src/shared/session.js';
 import type { arborSessionV2 } from '../../src/workflows/session-workflow.js';
 import { FakeOpenAI } from './fake-openai.js';

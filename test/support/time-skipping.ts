@@ -4,7 +4,7 @@ import { bundleWorkflowCode, Worker, type WorkflowBundleWithSourceMap } from '@t
 import { inject } from 'vitest';
 import { createActivities, type ActivityDependencies } from '../../src/activities/index.js';
 import type { ModelSettings } from '../../src/activities/model-settings.js';
-import { workflowBundlerOptions } from '../../src/workflows-location.js';
+import { workflowBundlerOptions } from '../../src/worker/workflow-code.js';
 
 export const demoModel: ModelSettings = { defaultModel: 'demo', requestTimeoutMs: 5_000 };
 

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConnectionSettings } from '../../src/connection.js';
+import { loadConnectionSettings } from '../../src/client/connection.js';
 
 /**
  * Every env points TEMPORAL_CONFIG_FILE somewhere, so the user's real ~/.config/temporalio/temporal.toml is never

@@ -1,8 +1,8 @@
 import { QueryNotRegisteredError, ServiceError } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
-import { ArborClientError } from '../../src/client-errors.js';
+import { ArborClientError } from '../../src/client/errors.js';
 import type { Client } from '@temporalio/client';
-import { boundedQuery, checkQueryTimeout, defaultQueryTimeoutMs, isMissingQuery, isUnansweredQuery, UnansweredQueryError } from '../../src/query-failures.js';
+import { boundedQuery, checkQueryTimeout, defaultQueryTimeoutMs, isMissingQuery, isUnansweredQuery, UnansweredQueryError } from '../../src/client/access/query-failures.js';
 
 const grpcError = (code: number) => Object.assign(new Error(`${code} grpc`), { code });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { scheduleSpecFor } from '../../src/automations/schedule-spec.js';
+import { scheduleSpecFor } from '../../src/client/access/schedule-spec.js';
 import { automationCreate, automationIdOfRun, runIdOf } from '../../src/shared/tools/automations.js';
 
 const timing = (recurrence: string, start_local = '2026-12-07T09:30', timezone = 'Europe/Berlin') => scheduleSpecFor({ recurrence: recurrence as never, start_local, timezone });

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { maxUnacknowledgedBytes, maxUnacknowledgedSends, SendWindows } from '../../src/send-windows.js';
+import { maxUnacknowledgedBytes, maxUnacknowledgedSends, SendWindows } from '../../src/client/send-windows.js';
 
 /** A session that records the signals it gets and takes a message in only when the test says so. */
 function fakeSession() {

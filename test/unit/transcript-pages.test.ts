@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { TranscriptEntry, TranscriptPage, TranscriptPageRequest } from '../../src/shared/session.js';
-import { readSessionTranscript, readTranscriptPages, transcriptPageChars } from '../../src/transcript-pages.js';
+import { readSessionTranscript, readTranscriptPages, transcriptPageChars } from '../../src/client/access/transcript-pages.js';
 import { carriedTranscriptBytes, SessionState } from '../../src/workflows/session-state.js';
 
 const identity = { session_id: 's', owner: 'default', title: 't', parent_session_id: null, root_session_id: 's', ancestor_session_ids: [], depth: 0, mode: 'async' as const };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ArborClientError } from '../../src/client-errors.js';
-import { SessionHandle } from '../../src/session-handle.js';
+import { ArborClientError } from '../../src/client/errors.js';
+import { SessionHandle } from '../../src/client/session-handle.js';
 import type { SessionEvent } from '../../src/shared/events.js';
 import { answerQuestionsUpdate } from '../../src/shared/messages.js';
 import { WorkflowUpdateFailedError } from '@temporalio/client';

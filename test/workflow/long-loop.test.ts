@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { SessionHandle } from '../../src/session-handle.js';
+import { SessionHandle } from '../../src/client/session-handle.js';
 import { sessionWorkflowType } from '../../src/shared/session.js';
 import type { arborSessionV2 } from '../../src/workflows/session-workflow.js';
 import { call, ScriptedModel } from '../support/scripted-model.js';

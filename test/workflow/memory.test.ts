@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ArborClient } from '../../src/client.js';
-import type { SessionHandle } from '../../src/session-handle.js';
+import type { SessionHandle } from '../../src/client/session-handle.js';
 import type { SessionOptions } from '../../src/shared/session.js';
 import { call, toolResults } from '../support/scripted-model.js';
 import { withWorker } from '../support/time-skipping.js';
 import { scriptedTimeSkipping } from '../support/scripted-time-skipping.js';
 import { waitUntil } from '../support/wait.js';
-import { createMemoryAccess } from '../../src/memory-access.js';
+import { createMemoryAccess } from '../../src/client/access/memory.js';
 import { memoryStoreId } from '../../src/shared/tools/memory.js';
 
 describe('memories shared by an owner’s sessions (time-skipping server, scripted model)', () => {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SessionHandle } from '../../src/session-handle.js';
+import { SessionHandle } from '../../src/client/session-handle.js';
 import { sessionWorkflowType, type SessionInput } from '../../src/shared/session.js';
 import type { arborSessionV2 } from '../../src/workflows/session-workflow.js';
 import { FakeOpenAI } from '../support/fake-openai.js';

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SessionHandle } from '../../src/session-handle.js';
+import { SessionHandle } from '../../src/client/session-handle.js';
 import type { TranscriptEntry } from '../../src/shared/session.js';
 import { createTimeSkippingEnvironment, quietBundlerLogger } from '../support/time-skipping.js';
 

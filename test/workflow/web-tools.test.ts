@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SessionHandle } from '../../src/session-handle.js';
+import { SessionHandle } from '../../src/client/session-handle.js';
 import { sessionWorkflowType, type SessionInput } from '../../src/shared/session.js';
 import type { arborSessionV2 } from '../../src/workflows/session-workflow.js';
 import { createTimeSkippingEnvironment, demoModel, withWorker } from '../support/time-skipping.js';

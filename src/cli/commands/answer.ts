@@ -1,6 +1,6 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { answerText } from '../../shared/answers.js';
-import { checkSessionId } from '../../client.js';
+import { checkSessionId } from '../../client/session-id.js';
 import { createOutput } from '../output.js';
 import { connectionSettingsFrom, withConnectionFlags, type ConnectionFlags } from '../options.js';
 import { withClient } from '../with-client.js';

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
-import type { SessionHandle } from '../../session-handle.js';
-import { checkSessionId } from '../../client.js';
+import type { SessionHandle } from '../../client/session-handle.js';
+import { checkSessionId } from '../../client/session-id.js';
 import { createOutput } from '../output.js';
 import { connectionSettingsFrom } from '../options.js';
 import { ensureLocalRuntime } from '../local-runtime.js';

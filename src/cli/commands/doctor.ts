@@ -6,7 +6,7 @@ import { createOutput } from '../output.js';
 import { connectionSettingsFrom, withConnectionFlags, type ConnectionFlags } from '../options.js';
 import { withClient } from '../with-client.js';
 import { workersPolling, type PollingWorker } from '../../temporal/task-queue-workers.js';
-import type { ConnectionSettings } from '../../connection.js';
+import type { ConnectionSettings } from '../../client/connection.js';
 
 interface DoctorFlags extends ConnectionFlags {
   json?: boolean;

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { checkSessionId } from '../../client.js';
+import { checkSessionId } from '../../client/session-id.js';
 import { createOutput } from '../output.js';
 import { connectionSettingsFrom, nonEmptyText, positiveInteger, withConnectionFlags, type ConnectionFlags } from '../options.js';
 import { withClient } from '../with-client.js';

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
-import { checkSessionId } from '../../client.js';
-import type { SessionTreeNode } from '../../session-tree.js';
+import { checkSessionId } from '../../client/session-id.js';
+import type { SessionTreeNode } from '../../client/access/session-tree.js';
 import { createOutput } from '../output.js';
 import { connectionSettingsFrom, withConnectionFlags, type ConnectionFlags } from '../options.js';
 import { withClient } from '../with-client.js';

@@ -1,5 +1,5 @@
 import { Command, InvalidArgumentError } from 'commander';
-import { checkSessionId } from '../../client.js';
+import { checkSessionId } from '../../client/session-id.js';
 import { connectionSettingsFrom, withConnectionFlags, type ConnectionFlags } from '../options.js';
 import { renderTreeEvent } from '../render-event.js';
 import { withClient } from '../with-client.js';

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { createArborWorker } from '../../worker.js';
+import { createArborWorker } from '../../worker/create-worker.js';
 import { connectionSettingsFrom, withConnectionFlags, type ConnectionFlags } from '../options.js';
 
 export const workerCommand = withConnectionFlags(

@@ -1,4 +1,4 @@
-import type { TranscriptEntry, TranscriptPage, TranscriptPageRequest, TranscriptRange } from './shared/session.js';
+import type { TranscriptEntry, TranscriptPage, TranscriptPageRequest, TranscriptRange } from '../../shared/session.js';
 
 /**
  * Characters of transcript one query answers with. Entries hold up to 200,000 characters (a message) or 1 MB (a model

@@ -7,7 +7,7 @@ export function workflowsPath(): string {
 }
 
 function workflowModulePath(name: string): string {
-  for (const file of [`./workflows/${name}.ts`, `./workflows/${name}.js`]) {
+  for (const file of [`../workflows/${name}.ts`, `../workflows/${name}.js`]) {
     const path = fileURLToPath(new URL(file, import.meta.url));
     if (existsSync(path)) return path;
   }
@@ -16,7 +16,7 @@ function workflowModulePath(name: string): string {
 
 /** A workflow bundle prepared at build time (npm run build), which saves bundling at each worker start. */
 export function prebuiltWorkflowBundlePath(): string | undefined {
-  const path = fileURLToPath(new URL('./workflow-bundle.js', import.meta.url));
+  const path = fileURLToPath(new URL('../workflow-bundle.js', import.meta.url));
   return existsSync(path) ? path : undefined;
 }
 

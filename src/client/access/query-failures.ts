@@ -1,5 +1,5 @@
 import { QueryNotRegisteredError, ServiceError, type Client } from '@temporalio/client';
-import { ArborClientError } from './client-errors.js';
+import { ArborClientError } from '../errors.js';
 
 /** How long a query may go unanswered before it counts as unanswered, as the server itself counts one no worker takes. */
 export const defaultQueryTimeoutMs = 30_000;

@@ -1,9 +1,9 @@
 import type { Client, WorkflowHandle } from '@temporalio/client';
-import type { SessionEvent } from '../shared/events.js';
-import { eventsQuery } from '../shared/messages.js';
+import type { SessionEvent } from '../../shared/events.js';
+import { eventsQuery } from '../../shared/messages.js';
 import { HistoryWatch } from './history-watch.js';
 import { abortableCall } from './abortable-call.js';
-import { boundedQuery } from '../query-failures.js';
+import { boundedQuery } from '../access/query-failures.js';
 
 export interface EventReadOptions {
   /** Read events with a larger seq than this (default 0: everything the session still buffers). */

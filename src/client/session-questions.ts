@@ -1,10 +1,10 @@
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
-import { ArborClientError } from './client-errors.js';
-import { checkAnswers, type Answers } from './shared/answers.js';
-import { answerQuestionsUpdate, snapshotQuery } from './shared/messages.js';
-import type { AnswerReceipt } from './shared/questions.js';
-import type { QuestionSet } from './shared/tools/ask-user.js';
-import { boundedQuery } from './query-failures.js';
+import { ArborClientError } from './errors.js';
+import { checkAnswers, type Answers } from '../shared/answers.js';
+import { answerQuestionsUpdate, snapshotQuery } from '../shared/messages.js';
+import type { AnswerReceipt } from '../shared/questions.js';
+import type { QuestionSet } from '../shared/tools/ask-user.js';
+import { boundedQuery } from './access/query-failures.js';
 
 /** The question sets waiting in a session's tree: the session's own and, through its root, those of every session below. */
 export async function pendingQuestionsOf(client: Client, sessionId: string): Promise<QuestionSet[]> {

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { CancelledFailure, WorkflowFailedError, WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { z } from 'zod';
-import { ArborClientError } from './client-errors.js';
-import { boundedQuery, checkQueryTimeout, isMissingQuery, isUnansweredQuery } from './query-failures.js';
-import { createSessionTree, type SessionTreeNode, type StoppedSessions } from './session-tree.js';
-import { messageStateQuery, snapshotQuery, transcriptPageQuery, transcriptQuery, userMessageSignal } from './shared/messages.js';
+import { ArborClientError } from './errors.js';
+import { boundedQuery, checkQueryTimeout, isMissingQuery, isUnansweredQuery } from './access/query-failures.js';
+import { createSessionTree, type SessionTreeNode, type StoppedSessions } from './access/session-tree.js';
+import { messageStateQuery, snapshotQuery, transcriptPageQuery, transcriptQuery, userMessageSignal } from '../shared/messages.js';
 import {
   userMessageSchema,
   type MessageState,
@@ -12,18 +12,18 @@ import {
   type SessionSnapshot,
   type TranscriptEntry,
   type TranscriptRange,
-} from './shared/session.js';
-import type { arborSessionV2 } from './workflows/session-workflow.js';
-import type { SessionEvent } from './shared/events.js';
-import type { AnswerReceipt } from './shared/questions.js';
-import type { QuestionSet } from './shared/tools/ask-user.js';
-import type { Answers } from './shared/answers.js';
+} from '../shared/session.js';
+import type { SessionWorkflow } from '../shared/workflow-types.js';
+import type { SessionEvent } from '../shared/events.js';
+import type { AnswerReceipt } from '../shared/questions.js';
+import type { QuestionSet } from '../shared/tools/ask-user.js';
+import type { Answers } from '../shared/answers.js';
 import { readSessionEvents, type EventReadOptions } from './events/session-events.js';
 import { readTreeEvents, type TreeEvent, type TreeReadOptions } from './events/tree-events.js';
 import { answerQuestionSet, pendingQuestionsOf } from './session-questions.js';
-import { readSessionTranscript, readTranscriptPages } from './transcript-pages.js';
+import { readSessionTranscript, readTranscriptPages } from './access/transcript-pages.js';
 import { SendWindows } from './send-windows.js';
-import { utf8Length } from './shared/utf8.js';
+import { utf8Length } from '../shared/utf8.js';
 
 export { maxUnacknowledgedBytes, maxUnacknowledgedSends } from './send-windows.js';
 
@@ -50,7 +50,7 @@ export interface SessionHandleOptions {
 
 /** A session by id: send it messages, read its snapshot and transcript, wait for its turns to end. */
 export class SessionHandle {
-  private readonly workflow: WorkflowHandle<typeof arborSessionV2>;
+  private readonly workflow: WorkflowHandle<SessionWorkflow>;
   private readonly queryTimeoutMs: number;
 
   constructor(
@@ -58,7 +58,7 @@ export class SessionHandle {
     private readonly client: Client,
     options: SessionHandleOptions = {},
   ) {
-    this.workflow = client.workflow.getHandle<typeof arborSessionV2>(id);
+    this.workflow = client.workflow.getHandle<SessionWorkflow>(id);
     this.queryTimeoutMs = checkQueryTimeout(options.queryTimeoutMs);
   }
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { ArborClientError } from './client-errors.js';
-import { ownerSchema } from './shared/tools/memory.js';
+import { ArborClientError } from './errors.js';
+import { ownerSchema } from '../shared/tools/memory.js';
 
 /** Parses what an SDK caller passed, or throws ArborClientError saying what to fix. */
 export function parseClientInput<T>(schema: z.ZodType<T>, value: unknown): T {

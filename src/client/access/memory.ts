@@ -1,8 +1,8 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
-import { memoryReadQuery, memoryWriteUpdate } from './shared/messages.js';
-import type { ToolReply } from './shared/tool-reply.js';
-import { memoryStoreId, memoryStoreWorkflowType, type MemoryRead, type MemoryWriteRequest } from './shared/tools/memory.js';
-import type { MemoryStoreInput } from './workflows/memory-store-workflow.js';
+import { memoryReadQuery, memoryWriteUpdate } from '../../shared/messages.js';
+import type { ToolReply } from '../../shared/tool-reply.js';
+import { memoryStoreId, memoryStoreWorkflowType, type MemoryRead, type MemoryWriteRequest } from '../../shared/tools/memory.js';
+import type { MemoryStoreInput } from '../../shared/workflow-types.js';
 import { boundedQuery } from './query-failures.js';
 
 /**

@@ -1,10 +1,10 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import { snapshotQuery, userMessageSignal } from './shared/messages.js';
-import { closedStatuses, type SessionSnapshot, type SessionStatus } from './shared/session.js';
+import { snapshotQuery, userMessageSignal } from '../../shared/messages.js';
+import { closedStatuses, type SessionSnapshot, type SessionStatus } from '../../shared/session.js';
 
-import type { ToolReply } from './shared/tool-reply.js';
+import type { ToolReply } from '../../shared/tool-reply.js';
 import { listSubtree } from './tree-listing.js';
-import { rootSessionIdKey } from './shared/search-attributes.js';
+import { rootSessionIdKey } from '../../shared/search-attributes.js';
 import { boundedQuery } from './query-failures.js';
 
 type TreeReply<T> = ToolReply<T>;

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
-import { ArborClientError } from './client-errors.js';
-import { checkOwner, parseClientInput } from './client-input.js';
-import { createMemoryAccess, type MemoryAccess } from './memory-access.js';
-import type { ToolReply } from './shared/tool-reply.js';
-import { deleteMemory, listMemories, saveMemory, searchMemory, updateMemory, type MemoryRecord } from './shared/tools/memory.js';
+import { ArborClientError } from './errors.js';
+import { checkOwner, parseClientInput } from './input.js';
+import { createMemoryAccess, type MemoryAccess } from './access/memory.js';
+import type { ToolReply } from '../shared/tool-reply.js';
+import { deleteMemory, listMemories, saveMemory, searchMemory, updateMemory, type MemoryRecord } from '../shared/tools/memory.js';
 
 /** Where memories written from outside a session say they came from. */
 const clientWriter = 'client';

@@ -1,9 +1,9 @@
 import type { Client } from '@temporalio/client';
-import type { SessionEvent } from '../shared/events.js';
-import { snapshotQuery } from '../shared/messages.js';
+import type { SessionEvent } from '../../shared/events.js';
+import { snapshotQuery } from '../../shared/messages.js';
 import { readSessionEvents } from './session-events.js';
 import { abortableCall } from './abortable-call.js';
-import { boundedQuery } from '../query-failures.js';
+import { boundedQuery } from '../access/query-failures.js';
 
 /** An event of some session in a tree, with which session it came from. */
 export interface TreeEvent {

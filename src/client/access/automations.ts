@@ -6,8 +6,8 @@ import {
   type Client,
   type ScheduleOptionsStartWorkflowAction,
 } from '@temporalio/client';
-import { snapshotQuery } from '../shared/messages.js';
-import { sessionWorkflowType, type SessionInput } from '../shared/session.js';
+import { snapshotQuery } from '../../shared/messages.js';
+import { sessionWorkflowType, type SessionInput } from '../../shared/session.js';
 import {
   automationIdOfRun,
   automationIdPrefix,
@@ -16,10 +16,10 @@ import {
   type AutomationCreateArgs,
   type AutomationRun,
   type AutomationUpdateArgs,
-} from '../shared/tools/automations.js';
-import type { arborSessionV2 } from '../workflows/session-workflow.js';
+} from '../../shared/tools/automations.js';
+import type { SessionWorkflow } from '../../shared/workflow-types.js';
 import { scheduleSpecFor } from './schedule-spec.js';
-import { boundedQuery } from '../query-failures.js';
+import { boundedQuery } from './query-failures.js';
 
 /** What a schedule's memo keeps about its automation. */
 interface AutomationMemo {
@@ -54,7 +54,7 @@ export function createAutomations(client: Client, taskQueue: string) {
     ends_when_done: true,
   });
 
-  const action = (automationId: string, memo: AutomationMemo): ScheduleOptionsStartWorkflowAction<typeof arborSessionV2> => ({
+  const action = (automationId: string, memo: AutomationMemo): ScheduleOptionsStartWorkflowAction<SessionWorkflow> => ({
     type: 'startWorkflow',
     workflowType: sessionWorkflowType,
     workflowId: runIdOf(automationId, 'scheduled'),
@@ -188,7 +188,7 @@ export function createAutomations(client: Client, taskQueue: string) {
     async runNow(owner: string, automationId: string): Promise<{ run_id: string; automation_id: string }> {
       const { memo } = await describeOwned(owner, automationId);
       const runId = runIdOf(automationId, `now-${randomUUID()}`);
-      await client.workflow.start<typeof arborSessionV2>(sessionWorkflowType, { workflowId: runId, taskQueue, args: [runInput(memo)], staticSummary: memo.title });
+      await client.workflow.start<SessionWorkflow>(sessionWorkflowType, { workflowId: runId, taskQueue, args: [runInput(memo)], staticSummary: memo.title });
       return { run_id: runId, automation_id: automationId };
     },
 

@@ -1,5 +1,5 @@
 import type { Client } from '@temporalio/client';
-import { parentSessionIdKey, rootSessionIdKey, titleKey } from './shared/search-attributes.js';
+import { parentSessionIdKey, rootSessionIdKey, titleKey } from '../../shared/search-attributes.js';
 
 /** A session of a tree as visibility lists it. */
 export interface ListedSession {

@@ -1,6 +1,6 @@
 import type { CalendarSpec, DayOfWeek, Month, ScheduleSpec } from '@temporalio/client';
 import { DateTime } from 'luxon';
-import type { Recurrence } from '../shared/tools/automations.js';
+import type { Recurrence } from '../../shared/tools/automations.js';
 
 const months: Month[] = ['JANUARY', 'FEBRUARY', 'MARCH', 'APRIL', 'MAY', 'JUNE', 'JULY', 'AUGUST', 'SEPTEMBER', 'OCTOBER', 'NOVEMBER', 'DECEMBER'];
 const days: DayOfWeek[] = ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY', 'SUNDAY'];

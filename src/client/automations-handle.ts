@@ -1,9 +1,9 @@
 import type { Client } from '@temporalio/client';
 import { z } from 'zod';
-import { AutomationError, createAutomations, type Automations } from './automations/automations.js';
-import { ArborClientError } from './client-errors.js';
-import { checkOwner, parseClientInput } from './client-input.js';
-import { automationCreate, automationUpdate, type Automation, type AutomationCreateArgs, type AutomationRun, type AutomationUpdateArgs } from './shared/tools/automations.js';
+import { AutomationError, createAutomations, type Automations } from './access/automations.js';
+import { ArborClientError } from './errors.js';
+import { checkOwner, parseClientInput } from './input.js';
+import { automationCreate, automationUpdate, type Automation, type AutomationCreateArgs, type AutomationRun, type AutomationUpdateArgs } from '../shared/tools/automations.js';
 
 /** One owner's automations (Temporal Schedules that start a new session each run), from outside any session. */
 export class AutomationsHandle {

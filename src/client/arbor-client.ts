@@ -1,0 +1,79 @@
+import { randomUUID } from 'node:crypto';
+import type { Client } from '@temporalio/client';
+import { z } from 'zod';
+import { ArborClientError } from './errors.js';
+import { connectClient, loadConnectionSettings, type ConnectionOverrides, type ConnectionSettings } from './connection.js';
+import { sessionInputSchema, sessionWorkflowType, type SessionOptions } from '../shared/session.js';
+import { defaultTitle } from '../shared/titles.js';
+import { SessionHandle, type SessionHandleOptions } from './session-handle.js';
+import { checkQueryTimeout } from './access/query-failures.js';
+import { MemoryHandle } from './memory-handle.js';
+import { AutomationsHandle } from './automations-handle.js';
+import { defaultOwner } from '../shared/tools/memory.js';
+import { isToolName, toolNames } from '../shared/tools/registry.js';
+import { checkSessionId } from './session-id.js';
+import type { SessionWorkflow } from '../shared/workflow-types.js';
+
+export interface ConnectOptions extends ConnectionOverrides, SessionHandleOptions {
+  env?: NodeJS.ProcessEnv;
+}
+
+/** Arbor's client SDK: starts sessions and gets handles to them, over the same connection settings as the worker. */
+export class ArborClient {
+  constructor(
+    readonly temporal: Client,
+    readonly taskQueue: string,
+    private readonly handleOptions: SessionHandleOptions = {},
+  ) {
+    checkQueryTimeout(handleOptions.queryTimeoutMs);
+  }
+
+  static async connect(options: ConnectOptions = {}): Promise<ArborClient> {
+    return ArborClient.fromSettings(loadConnectionSettings(options.env ?? process.env, options), options);
+  }
+
+  static async fromSettings(settings: ConnectionSettings, handleOptions: SessionHandleOptions = {}): Promise<ArborClient> {
+    checkQueryTimeout(handleOptions.queryTimeoutMs);
+    return new ArborClient(await connectClient(settings), settings.taskQueue, handleOptions);
+  }
+
+  /** Starts a root session and returns its handle; the session id is a new UUID. */
+  async startSession(options: SessionOptions): Promise<SessionHandle> {
+    const parsed = sessionInputSchema().safeParse(options);
+    if (!parsed.success) throw new ArborClientError(`Invalid session options: ${z.prettifyError(parsed.error)}`);
+    const input = parsed.data;
+    if (!input.instruction?.trim()) throw new ArborClientError('A session needs an instruction: say what the agent should do.');
+    // The workflow would silently leave out a misspelt tool; the caller hears about it here.
+    const unknownTools = (input.tools ?? []).filter((name) => !isToolName(name));
+    if (unknownTools.length > 0) {
+      throw new ArborClientError(`Unknown tool name(s): ${unknownTools.join(', ')}. Known tools: ${toolNames.join(', ')}.`);
+    }
+    const sessionId = randomUUID();
+    await this.temporal.workflow.start<SessionWorkflow>(sessionWorkflowType, {
+      workflowId: sessionId,
+      taskQueue: this.taskQueue,
+      args: [input],
+      staticSummary: input.title ?? defaultTitle(input.instruction),
+    });
+    return new SessionHandle(sessionId, this.temporal, this.handleOptions);
+  }
+
+  /** A handle to an existing session. The id must be a session id (a UUID). */
+  session(sessionId: string): SessionHandle {
+    return new SessionHandle(checkSessionId(sessionId), this.temporal, this.handleOptions);
+  }
+
+  /** The memories of an owner (default `default`), shared by all the owner's sessions. */
+  memories(owner = defaultOwner): MemoryHandle {
+    return new MemoryHandle(owner, this.temporal, this.taskQueue);
+  }
+
+  /** The automations of an owner (default `default`): scheduled runs, each a new session. */
+  automations(owner = defaultOwner): AutomationsHandle {
+    return new AutomationsHandle(owner, this.temporal, this.taskQueue);
+  }
+
+  async close(): Promise<void> {
+    await this.temporal.connection.close();
+  }
+}
