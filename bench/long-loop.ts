@@ -23,7 +23,6 @@ import {
   loadAverage,
   quietRuntime,
   runHistories,
-  sleep,
   startFakeModel,
   startTimeSkippingServer,
   waitFor,

@@ -1,5 +1,5 @@
 import type { Client } from '@temporalio/client';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { AutomationError, createAutomations, type Automations } from './access/automations.js';
 import { ArborClientError } from './errors.js';
 import { checkOwner, parseClientInput } from './input.js';

@@ -118,7 +118,7 @@ export class SessionHandle {
     const deadline = options.timeoutMs === undefined ? Infinity : Date.now() + options.timeoutMs;
     const interval = options.pollIntervalMs ?? 200;
     let seen = options.fromEntry ?? 0;
-    let last = 'unanswered';
+    let last: string;
     for (;;) {
       try {
         const snapshot = await this.snapshot();

@@ -35,7 +35,6 @@ import {
   userMessageSchema,
   type SessionInput,
   type SessionResult,
-  type SessionStatus,
 } from '../shared/session.js';
 import { SessionState } from './session-state.js';
 import { SubAgents } from './sub-agents.js';

@@ -93,7 +93,10 @@ describe('limit probes (dev server, fake model)', () => {
       let batch = 0;
       for (const event of events) {
         if (event.workflowExecutionSignaledEventAttributes) batch += 1;
-        if (event.workflowTaskStartedEventAttributes) (batches.push(batch), (batch = 0));
+        if (event.workflowTaskStartedEventAttributes) {
+          batches.push(batch);
+          batch = 0;
+        }
       }
     }
     expect(Math.max(...batches)).toBeLessThanOrEqual(maxUnacknowledgedSends);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { type SessionInput, type TranscriptEntry } from '../../src/shared/session.js';
-import { type RecordedRequest } from '../support/fake-openai.js';
+import type { SessionInput, TranscriptEntry } from '../../src/shared/session.js';
+import type { RecordedRequest } from '../support/fake-openai.js';
 import { call, toolResults } from '../support/scripted-model.js';
 import { withWorker } from '../support/time-skipping.js';
 import { scriptedTimeSkipping } from '../support/scripted-time-skipping.js';

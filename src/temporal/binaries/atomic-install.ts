@@ -86,7 +86,7 @@ export async function withFileLock<T>(lockPath: string, fn: () => Promise<T>, on
 async function removeLeftovers(target: string): Promise<void> {
   const prefix = `${basename(target)}.partial-`;
   const parent = dirname(target);
-  let names: string[] = [];
+  let names: string[];
   try {
     names = await readdir(parent);
   } catch {
