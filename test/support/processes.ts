@@ -44,6 +44,11 @@ export function startCli(args: string[], env: NodeJS.ProcessEnv = {}): RunningCl
   };
 }
 
+/** Runs a TypeScript file of the tree (a README example, say) as its own process and collects its output. */
+export function runScript(script: string, env: NodeJS.ProcessEnv = {}, timeoutMs = 60_000): Promise<ProcessResult> {
+  return collect(spawnTs(script, [], env), timeoutMs);
+}
+
 /** The environment of a worker process for the given server and task queue, talking to a fake model endpoint. */
 export function workerProcessEnv(settings: { address: string; taskQueue: string }, modelBaseURL: string, apiKey: string): NodeJS.ProcessEnv {
   return {

@@ -1,0 +1,65 @@
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ConnectionSettings } from '../../src/client/connection.js';
+import { demoModelName } from '../../src/shared/model.js';
+import { createArborWorker, type ArborWorker } from '../../src/worker.js';
+import { devServerSettings } from '../support/connection.js';
+import { runScript } from '../support/processes.js';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+
+/** The first TypeScript block after a README heading, with the package's own name pointed at its source. */
+async function readmeExample(heading: string): Promise<string> {
+  const readme = await readFile(`${root}README.md`, 'utf8');
+  const section = readme.slice(readme.indexOf(`\n${heading}\n`));
+  const block = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
+  if (!block) throw new Error(`no TypeScript example under ${heading}`);
+  return block.replace(/from 'arbor'/g, `from '${root}src/index.ts'`).replace(/from 'arbor\/client'/g, `from '${root}src/client.ts'`);
+}
+
+describe('the README', () => {
+  let settings: ConnectionSettings;
+  let worker: ArborWorker;
+  let running: Promise<void>;
+  const scratch = `${root}.arbor/readme-examples-${randomUUID()}`;
+
+  beforeAll(async () => {
+    settings = devServerSettings();
+    worker = await createArborWorker({ connection: settings, model: { defaultModel: demoModelName, requestTimeoutMs: 10_000 } });
+    running = worker.run();
+    await mkdir(scratch, { recursive: true });
+  });
+
+  afterAll(async () => {
+    worker?.shutdown();
+    await running;
+    await rm(scratch, { recursive: true, force: true });
+  });
+
+  it('has a client SDK example that runs as written against a worker with the demo model', async () => {
+    const script = `${scratch}/client-sdk.ts`;
+    await writeFile(script, await readmeExample('## The client SDK'));
+    const result = await runScript(script, { TEMPORAL_ADDRESS: settings.address, ARBOR_TASK_QUEUE: settings.taskQueue }, 120_000);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    // What the example prints: the first answer, the transcripts, the tree, the tree's live events, alice's memories.
+    expect(result.stdout.split('\n')[0]).toContain('You asked: "Plan a garden"');
+    expect(result.stdout).toContain("content: 'Now water it'");
+    expect(result.stdout).toContain("title: 'Garden'");
+    expect(result.stdout).toMatch(/^Garden 1 status_changed$/m);
+    expect(result.stdout).toMatch(/^Garden \d+ plan_updated$/m);
+    expect(result.stdout.trimEnd().endsWith('[]')).toBe(true);
+  });
+
+  it('says the package entry points are the files the map names', async () => {
+    const manifest = JSON.parse(await readFile(`${root}package.json`, 'utf8'));
+    expect(manifest.exports['.'].default).toBe('./dist/index.js');
+    expect(manifest.exports['./client'].default).toBe('./dist/client.js');
+    const build = JSON.parse(await readFile(`${root}tsconfig.build.json`, 'utf8'));
+    expect(build.compilerOptions.rootDir).toBe('src');
+    await expect(readFile(`${root}src/index.ts`, 'utf8')).resolves.toContain("from './client.js'");
+    await expect(readFile(`${root}src/client.ts`, 'utf8')).resolves.toContain('ArborClient');
+  });
+});
