@@ -45,7 +45,7 @@ export function statusReporter(state: SessionState): StatusReporter {
   const runningShownFromToolRounds = hasChange('status-running-shown-from-tool-rounds');
 
   const show = (status: SessionStatus) => {
-    if (!state.searchAttributes || shown === status) return;
+    if (!state.settings.searchAttributes || shown === status) return;
     upsertSearchAttributes([{ key: statusKey, value: status }]);
     shown = status;
   };

@@ -37,6 +37,7 @@ import {
   type SessionResult,
 } from '../shared/session.js';
 import { SessionState } from './session-state.js';
+import { servedTools } from './deployment-settings.js';
 import { SubAgents } from './sub-agents.js';
 import { runTurn, type ModelCursor, type TurnSettings } from './turn.js';
 import { runSessionClock } from './session-clock.js';
@@ -104,9 +105,9 @@ async function runSession(input: SessionInput): Promise<SessionResult> {
     if (parsed.success && !closedStatuses.includes(state.status)) state.enqueue(parsed.data);
   });
   setHandler(snapshotQuery, () => state.snapshot());
-  setHandler(transcriptQuery, (range) => state.transcriptRange(range));
+  setHandler(transcriptQuery, (range) => state.transcript.range(range));
   const runId = workflowInfo().runId;
-  setHandler(transcriptPageQuery, (request) => state.transcriptPage(request, runId));
+  setHandler(transcriptPageQuery, (request) => state.transcript.page(request, runId));
   setHandler(messageStateQuery, (id) => state.messageState(id));
   setHandler(eventsQuery, (range) => state.events.page(range));
   setHandler(answerQuestionsUpdate, (request) => acceptAnswers(state, request), { validator: (request) => checkAnswerRequest(state, request) });
@@ -126,7 +127,7 @@ async function runSession(input: SessionInput): Promise<SessionResult> {
   };
   // The session's tools: those it was given (default all), less those this deployment cannot serve.
   const chooseTools = () =>
-    state.servedTools().filter((name) => (input.tools ? input.tools.includes(name) : true));
+    servedTools(state.settings).filter((name) => (input.tools ? input.tools.includes(name) : true));
   const cursor: ModelCursor = { sent: 0 };
   const closesWhenDone = state.identity.parent_session_id !== null || input.ends_when_done === true;
   const subAgents = new SubAgents(state, {
@@ -159,7 +160,7 @@ async function runSession(input: SessionInput): Promise<SessionResult> {
         status.startFirstTurnClock();
       }
       state.applyEnvironment(givenEnvironment ?? (await prepareSession(input.model)));
-      if (state.searchAttributes && !startedWithIdentity()) upsertSearchAttributes(identityAttributes(state.identity, state.status));
+      if (state.settings.searchAttributes && !startedWithIdentity()) upsertSearchAttributes(identityAttributes(state.identity, state.status));
     }
     settings.toolNames = chooseTools();
     void runSessionClock(state);
@@ -240,7 +241,7 @@ async function tellParent(state: SessionState): Promise<void> {
     await getExternalWorkflowHandle(parent).signal(subAgentFinishedSignal, {
       sub_session_id: state.identity.session_id,
       status: state.status,
-      final_message: state.finalMessage(),
+      final_message: state.transcript.finalMessage(),
     });
   } catch {
     // The parent has ended; nobody waits for this report.
@@ -248,5 +249,5 @@ async function tellParent(state: SessionState): Promise<void> {
 }
 
 function result(state: SessionState): SessionResult {
-  return { session_id: state.identity.session_id, status: state.status, final_message: state.finalMessage() };
+  return { session_id: state.identity.session_id, status: state.status, final_message: state.transcript.finalMessage() };
 }

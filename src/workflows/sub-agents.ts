@@ -17,6 +17,7 @@ import { hasBuiltInChanges, hasChange } from './session-changes.js';
 import { childFinalMessageChars, closedStatuses, type SessionInput, type SessionResult, type SessionStatus, type SubAgentFinished } from '../shared/session.js';
 import { eventTextLimits } from '../shared/events.js';
 import { shorten } from './event-log.js';
+import { environmentFor } from './deployment-settings.js';
 
 /** The message id prefix of a finished async sub-agent's notice to its parent. */
 export const subAgentNoticePrefix = 'sub-agent-finished:';
@@ -92,7 +93,7 @@ export class SubAgents {
       ...(this.limits.historyLimit !== undefined ? { history_limit: this.limits.historyLimit } : {}),
       ...(request.system_prompt !== undefined ? { system_prompt: request.system_prompt } : {}),
       ...(request.max_turns !== undefined ? { max_tool_rounds: request.max_turns } : {}),
-      ...(hasBuiltInChanges() ? { environment: this.state.environmentFor(request.model) } : {}),
+      ...(hasBuiltInChanges() ? { environment: environmentFor(this.state.settings, request.model) } : {}),
     };
     // Newer sub-agents outlive their parent's run, so the parent can continue as new while they work; they tell the
     // parent (by its id, whichever run it is in) when they finish, and a stop cancels them explicitly, leaves first.
@@ -109,7 +110,7 @@ export class SubAgents {
         cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
         parentClosePolicy: outlivesRun ? ParentClosePolicy.ABANDON : ParentClosePolicy.REQUEST_CANCEL,
         // Visible in its tree from its first moment, and the child saves the upsert (and its history event).
-        ...(this.state.searchAttributes
+        ...(this.state.settings.searchAttributes
           ? { typedSearchAttributes: identityAttributes({ root_session_id: identity.root_session_id, parent_session_id: identity.session_id, title: request.title }, 'idle') }
           : {}),
       });

@@ -40,7 +40,7 @@ export async function runTurn(state: SessionState, settings: TurnSettings, curso
   for (let round = 1; round <= settings.maxToolRounds; round++) {
     let reply: ModelReply;
     try {
-      reply = await callModel.executeWithOptions({ summary: `turn ${state.turn} · round ${round} · ${state.model}` }, [
+      reply = await callModel.executeWithOptions({ summary: `turn ${state.turn} · round ${round} · ${state.settings.model}` }, [
         modelInput(state, settings, cursor, round),
       ]);
     } catch (error) {
@@ -98,16 +98,16 @@ export async function runTurn(state: SessionState, settings: TurnSettings, curso
 
 function modelInput(state: SessionState, settings: TurnSettings, cursor: ModelCursor, round: number): CallModelInput {
   const start = cursor.sent;
-  cursor.sent = state.transcript.length;
+  cursor.sent = state.transcript.entries.length;
   return {
     session_id: state.identity.session_id,
     run_id: workflowInfo().runId,
-    model: state.model,
+    model: state.settings.model,
     turn: state.turn,
     round,
     system_prompt: settings.systemPrompt,
     tool_names: settings.toolNames,
     transcript_start: start,
-    transcript_delta: state.transcript.slice(start),
+    transcript_delta: state.transcript.entries.slice(start),
   };
 }

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { TranscriptEntry, TranscriptPage, TranscriptPageRequest } from '../../src/shared/session.js';
 import { readSessionTranscript, readTranscriptPages, transcriptPageChars } from '../../src/client/access/transcript-pages.js';
-import { carriedTranscriptBytes, SessionState } from '../../src/workflows/session-state.js';
+import { SessionState } from '../../src/workflows/session-state.js';
+import { carriedTranscriptBytes } from '../../src/workflows/transcript.js';
 
 const identity = { session_id: 's', owner: 'default', title: 't', parent_session_id: null, root_session_id: 's', ancestor_session_ids: [], depth: 0, mode: 'async' as const };
 
@@ -19,7 +20,7 @@ function session(count: number, length: number) {
   const asked: TranscriptPageRequest[] = [];
   const query = async (page: TranscriptPageRequest): Promise<TranscriptEntry[]> => {
     asked.push(page);
-    const entries = state.transcriptRange(page);
+    const entries = state.transcript.range(page);
     // What gRPC refuses: a message over 4 MB.
     if (JSON.stringify(entries).length > 4 * 1024 * 1024) throw new Error('GRPC Message too large');
     return entries;
@@ -71,12 +72,12 @@ describe('the session\'s transcript positions across continue-as-new', () => {
     const before = longSession(8);
     const next = newState(before.carry());
     // The next run holds a notice and the newest messages that fit, not all eight.
-    expect(next.transcriptRange()).toHaveLength(1 + Math.floor(carriedTranscriptBytes / 300_000));
+    expect(next.transcript.range()).toHaveLength(1 + Math.floor(carriedTranscriptBytes / 300_000));
     expect(next.snapshot().message_count).toBe(8);
-    expect(numbers(next.transcriptPage({ offset: 6 }, 'run-2').entries)).toEqual(['6', '7']);
-    expect(next.transcriptPage({ offset: 6 }, 'run-2')).toMatchObject({ offset: 6, total: 8, run_id: 'run-2' });
+    expect(numbers(next.transcript.page({ offset: 6 }, 'run-2').entries)).toEqual(['6', '7']);
+    expect(next.transcript.page({ offset: 6 }, 'run-2')).toMatchObject({ offset: 6, total: 8, run_id: 'run-2' });
     // Positions compacted away read from the oldest entry still held: the notice of what was left behind.
-    const fromStart = next.transcriptPage({ offset: 0, max_chars: 10 }, 'run-2');
+    const fromStart = next.transcript.page({ offset: 0, max_chars: 10 }, 'run-2');
     expect(fromStart.offset).toBe(4);
     expect(fromStart.entries[0]).toMatchObject({ role: 'notice' });
     expect(fromStart.entries[0]!.content).toMatch(/^5 earlier transcript entries were compacted away/);
@@ -85,7 +86,7 @@ describe('the session\'s transcript positions across continue-as-new', () => {
     for (let index = 8; index < 10; index++) next.append({ role: 'user', content: `${index} `.padEnd(300_000, '.') });
     const third = newState(next.carry());
     expect(third.snapshot().message_count).toBe(10);
-    expect(numbers(third.transcriptPage({ offset: 9 }, 'run-3').entries)).toEqual(['9']);
+    expect(numbers(third.transcript.page({ offset: 9 }, 'run-3').entries)).toEqual(['9']);
   });
 
   it('reads the later pages of one read from the run that answered the first, and stops at the total without an empty page', async () => {
@@ -93,7 +94,7 @@ describe('the session\'s transcript positions across continue-as-new', () => {
     const asked: Array<{ page: TranscriptPageRequest; runId: string | undefined }> = [];
     const query = async (page: TranscriptPageRequest, runId: string | undefined): Promise<TranscriptPage> => {
       asked.push({ page, runId });
-      return state.transcriptPage(page, 'run-1');
+      return state.transcript.page(page, 'run-1');
     };
     expect(numbers(await readSessionTranscript(query))).toEqual(['0', '1', '2']);
     expect(asked.map((call) => [call.page.offset, call.runId])).toEqual([
@@ -105,7 +106,7 @@ describe('the session\'s transcript positions across continue-as-new', () => {
 
   it('continues from where a page says it starts when the positions asked for were compacted away', async () => {
     const next = newState(longSession(8).carry());
-    const entries = await readSessionTranscript(async (page) => next.transcriptPage(page, 'run-2'), { offset: 1 });
+    const entries = await readSessionTranscript(async (page) => next.transcript.page(page, 'run-2'), { offset: 1 });
     expect(entries.map((entry) => entry.role)).toEqual(['notice', 'user', 'user', 'user']);
     expect(numbers(entries.slice(1))).toEqual(['5', '6', '7']);
   });

@@ -47,7 +47,8 @@ function answersFor(state: SessionState, questionSetId: string) {
 }
 
 function timeoutMs(state: SessionState): number | undefined {
-  return state.questionTimeoutSeconds === null ? undefined : state.questionTimeoutSeconds * 1000;
+  const seconds = state.settings.questionTimeoutSeconds;
+  return seconds === null ? undefined : seconds * 1000;
 }
 
 /** A sub-agent reports its questions to the root session; a root keeps its own. The root may be gone: then nobody is told. */

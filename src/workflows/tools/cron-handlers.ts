@@ -15,7 +15,7 @@ const view = (job: CronJob) => ({
 });
 
 export function createCronJob(args: ToolArgs<typeof cronCreate>, { state }: ToolContext): string {
-  const job = state.crons.create(args, { timezone: state.cronTimezone, maxAgeSeconds: state.loopLimits.maxAgeSeconds });
+  const job = state.crons.create(args, { timezone: state.settings.cronTimezone, maxAgeSeconds: state.settings.loopLimits.maxAgeSeconds });
   if (typeof job === 'string') throw new ToolError(job);
   const { id, human_schedule, recurring, durable, next_fire_at } = view(job);
   return JSON.stringify({ id, human_schedule, recurring, durable, next_fire_at });

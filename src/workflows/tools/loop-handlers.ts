@@ -20,7 +20,7 @@ function result(outcome: Loop | string): string {
   return JSON.stringify(view(outcome));
 }
 
-export const startLoop = (args: ToolArgs<typeof createLoop>, { state }: ToolContext) => result(state.loops.create(args, state.loopLimits));
+export const startLoop = (args: ToolArgs<typeof createLoop>, { state }: ToolContext) => result(state.loops.create(args, state.settings.loopLimits));
 export const pauseLoopById = (loopId: string, { state }: ToolContext) => result(state.loops.pause(loopId));
 export const resumeLoopById = (loopId: string, { state }: ToolContext) => result(state.loops.resume(loopId));
 export const cancelLoopById = (loopId: string, { state }: ToolContext) => result(state.loops.end(loopId, 'cancelled'));

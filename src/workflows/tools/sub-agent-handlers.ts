@@ -3,6 +3,7 @@ import type { Activities } from '../../activities/index.js';
 import type { ToolArgs } from '../../shared/tools/define-tool.js';
 import { toolNames as allToolNames } from '../../shared/tools/registry.js';
 import type { subAgent } from '../../shared/tools/sub-agents.js';
+import { servedTools } from '../deployment-settings.js';
 import type { ToolContext } from './tool-context.js';
 import { replyText } from './reply.js';
 import { ToolError } from './tool-error.js';
@@ -22,7 +23,7 @@ export async function spawnSubAgent(args: ToolArgs<typeof subAgent>, context: To
     tools: args.tools ?? inheritedTools(context),
     system_prompt: args.system_prompt,
     max_turns: args.max_turns,
-    model: args.model ?? context.state.model,
+    model: args.model ?? context.state.settings.model,
   });
   if (args.mode === 'async') {
     return JSON.stringify({ sub_session_id: id, status: 'running', note: 'You will be notified when it finishes.' });
@@ -38,7 +39,7 @@ export async function spawnSubAgent(args: ToolArgs<typeof subAgent>, context: To
  * with small inputs.
  */
 function inheritedTools(context: ToolContext): string[] | undefined {
-  const served = context.state.servedTools();
+  const served = servedTools(context.state.settings);
   const same = served.length === context.toolNames.length && served.every((name) => context.toolNames.includes(name));
   return same ? undefined : [...context.toolNames];
 }

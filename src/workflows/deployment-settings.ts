@@ -1,0 +1,89 @@
+import { demoModelName, type SessionEnvironment } from '../shared/model.js';
+import type { CarriedState } from '../shared/session.js';
+import { defaultLoopMaxAgeSeconds, defaultLoopMinIntervalSeconds } from '../shared/tools/loops.js';
+import { toolNames } from '../shared/tools/registry.js';
+import type { LoopLimits } from './loops.js';
+
+/**
+ * Where a session runs, as the worker (or, for a sub-agent, its parent) described it when the session began: taken
+ * from its `SessionEnvironment`, carried across continue-as-new, and handed down to its sub-agents.
+ */
+export interface DeploymentSettings {
+  model: string;
+  /** False on servers without custom search attributes (the time-skipping test server). */
+  searchAttributes: boolean;
+  /** Built-in tools this deployment cannot serve (webSearch with no engine configured). */
+  unavailableTools: string[];
+  /** How long askUser waits for an answer; null waits for as long as it takes. */
+  questionTimeoutSeconds: number | null;
+  loopLimits: LoopLimits;
+  /** The time zone cron expressions are read in (ARBOR_CRON_TIMEZONE, default UTC). */
+  cronTimezone: string;
+}
+
+/** The settings' part of the carried state, in the field names and shape running sessions carry. */
+export type CarriedSettings = Pick<CarriedState, 'model' | 'search_attributes' | 'unavailable_tools' | 'question_timeout_seconds' | 'cron_timezone' | 'loop_limits'>;
+
+const defaultLoopLimits: LoopLimits = { minIntervalSeconds: defaultLoopMinIntervalSeconds, maxAgeSeconds: defaultLoopMaxAgeSeconds };
+
+/** The settings a run starts with: those carried from the run before, or (a session's first run) the defaults. */
+export function settingsFromCarried(carried?: CarriedSettings): DeploymentSettings {
+  return {
+    model: carried?.model ?? '',
+    searchAttributes: carried?.search_attributes ?? false,
+    unavailableTools: carried?.unavailable_tools ?? [],
+    questionTimeoutSeconds: carried?.question_timeout_seconds ?? null,
+    loopLimits: {
+      minIntervalSeconds: carried?.loop_limits?.min_interval_seconds ?? defaultLoopLimits.minIntervalSeconds,
+      maxAgeSeconds: carried?.loop_limits?.max_age_seconds ?? defaultLoopLimits.maxAgeSeconds,
+    },
+    cronTimezone: carried?.cron_timezone ?? 'UTC',
+  };
+}
+
+/** The settings an environment describes; what an older worker left out keeps its default. */
+export function settingsFromEnvironment(environment: SessionEnvironment): DeploymentSettings {
+  return {
+    model: environment.model,
+    searchAttributes: environment.search_attributes,
+    unavailableTools: environment.unavailable_tools ?? [],
+    questionTimeoutSeconds: environment.question_timeout_seconds ?? null,
+    loopLimits: {
+      minIntervalSeconds: environment.loop_min_interval_seconds ?? defaultLoopLimits.minIntervalSeconds,
+      maxAgeSeconds: environment.loop_max_age_seconds ?? defaultLoopLimits.maxAgeSeconds,
+    },
+    cronTimezone: environment.cron_timezone ?? 'UTC',
+  };
+}
+
+/** The environment a sub-agent inherits: these settings, with the model it was asked to use. */
+export function environmentFor(settings: DeploymentSettings, requestedModel?: string): SessionEnvironment {
+  const model = requestedModel ?? settings.model;
+  return {
+    model,
+    provider: model === demoModelName ? 'demo' : 'openai-compatible',
+    search_attributes: settings.searchAttributes,
+    ...(settings.unavailableTools.length > 0 ? { unavailable_tools: [...settings.unavailableTools] } : {}),
+    ...(settings.questionTimeoutSeconds !== null ? { question_timeout_seconds: settings.questionTimeoutSeconds } : {}),
+    loop_min_interval_seconds: settings.loopLimits.minIntervalSeconds,
+    loop_max_age_seconds: settings.loopLimits.maxAgeSeconds,
+    cron_timezone: settings.cronTimezone,
+  };
+}
+
+/** The settings as the carried state holds them (fields at their defaults are left out where older runs left them out). */
+export function carriedSettings(settings: DeploymentSettings): CarriedSettings {
+  return {
+    model: settings.model,
+    search_attributes: settings.searchAttributes,
+    ...(settings.unavailableTools.length > 0 ? { unavailable_tools: settings.unavailableTools } : {}),
+    ...(settings.questionTimeoutSeconds !== null ? { question_timeout_seconds: settings.questionTimeoutSeconds } : {}),
+    ...(settings.cronTimezone !== 'UTC' ? { cron_timezone: settings.cronTimezone } : {}),
+    loop_limits: { min_interval_seconds: settings.loopLimits.minIntervalSeconds, max_age_seconds: settings.loopLimits.maxAgeSeconds },
+  };
+}
+
+/** Every built-in tool the deployment can serve (in registry order), less those its environment lacks. */
+export function servedTools(settings: DeploymentSettings): string[] {
+  return toolNames.filter((name) => !settings.unavailableTools.includes(name));
+}
