@@ -1,6 +1,7 @@
 import { CronExpressionParser } from 'cron-parser';
 import cronstrue from 'cronstrue';
 import { maxCronJobs, type CronJob } from '../shared/tools/cron.js';
+import type { ToolReply } from '../shared/tool-reply.js';
 
 /** The message id prefix of cron firings: `cron:<job id>:<firing>`. */
 export const cronFiringPrefix = 'cron:';
@@ -24,13 +25,13 @@ export class CronJobs {
     private readonly newId: () => string,
   ) {}
 
-  create(args: { cron: string; prompt: string; recurring: boolean; durable: boolean }, settings: CronSettings): CronJob | string {
+  create(args: { cron: string; prompt: string; recurring: boolean; durable: boolean }, settings: CronSettings): ToolReply<CronJob> {
     const fields = args.cron.split(/\s+/);
-    if (fields.length !== 5) return `"${args.cron}" has ${fields.length} fields; a cron expression here has exactly 5: minute hour day-of-month month day-of-week.`;
-    if (this.jobs.length >= maxCronJobs) return `This session already has ${maxCronJobs} cron jobs, the most it may; delete one first.`;
+    if (fields.length !== 5) return { ok: false, error: `"${args.cron}" has ${fields.length} fields; a cron expression here has exactly 5: minute hour day-of-month month day-of-week.` };
+    if (this.jobs.length >= maxCronJobs) return { ok: false, error: `This session already has ${maxCronJobs} cron jobs, the most it may; delete one first.` };
     const now = this.now();
     const next = nextFire(args.cron, now, settings.timezone, new Date(now.getTime() + yearMs));
-    if (typeof next === 'string') return next;
+    if (!next.ok) return next;
     const job: CronJob = {
       id: `cron-${this.newId().slice(0, 8)}`,
       cron: args.cron,
@@ -42,19 +43,19 @@ export class CronJobs {
       firings: 0,
       created_at: now.toISOString(),
       expires_at: new Date(now.getTime() + settings.maxAgeSeconds * 1000).toISOString(),
-      next_fire_at: next.toISOString(),
+      next_fire_at: next.result.toISOString(),
     };
     this.jobs.push(job);
     this.version += 1;
-    return job;
+    return { ok: true, result: job };
   }
 
-  delete(id: string): CronJob | string {
+  delete(id: string): ToolReply<CronJob> {
     const job = this.jobs.find((candidate) => candidate.id === id);
-    if (!job) return `No cron job ${id}. Jobs: ${this.jobs.map((other) => other.id).join(', ') || 'none'}.`;
+    if (!job) return { ok: false, error: `No cron job ${id}. Jobs: ${this.jobs.map((other) => other.id).join(', ') || 'none'}.` };
     this.jobs = this.jobs.filter((other) => other !== job);
     this.version += 1;
-    return job;
+    return { ok: true, result: job };
   }
 
   nextWake(): number | undefined {
@@ -79,9 +80,9 @@ export class CronJobs {
         continue;
       }
       const next = nextFire(job.cron, now, job.timezone, new Date(Date.parse(job.expires_at)));
-      if (typeof next === 'string') this.delete(job.id);
+      if (!next.ok) this.delete(job.id);
       else {
-        job.next_fire_at = next.toISOString();
+        job.next_fire_at = next.result.toISOString();
         this.version += 1;
       }
     }
@@ -89,13 +90,13 @@ export class CronJobs {
   }
 }
 
-/** The first match strictly after `after`, or a message saying why there is none before `until`. */
-function nextFire(cron: string, after: Date, timezone: string, until: Date): Date | string {
+/** The first match strictly after `after`, or refused with a message saying why there is none before `until`. */
+function nextFire(cron: string, after: Date, timezone: string, until: Date): ToolReply<Date> {
   try {
     const expression = CronExpressionParser.parse(cron, { currentDate: after, endDate: until, tz: timezone });
-    if (!expression.hasNext()) return `"${cron}" never fires within the next year; check the day and month fields.`;
-    return expression.next().toDate();
+    if (!expression.hasNext()) return { ok: false, error: `"${cron}" never fires within the next year; check the day and month fields.` };
+    return { ok: true, result: expression.next().toDate() };
   } catch (error) {
-    return `"${cron}" is not a valid cron expression: ${(error as Error).message}.`;
+    return { ok: false, error: `"${cron}" is not a valid cron expression: ${(error as Error).message}.` };
   }
 }

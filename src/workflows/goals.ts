@@ -1,4 +1,5 @@
 import { maxActiveGoals, type Goal } from '../shared/tools/goals.js';
+import type { ToolReply } from '../shared/tool-reply.js';
 
 /** The message id prefix of goal continuations: they give way to any user message queued with them. */
 export const goalContinuationPrefix = 'goal-continuation:';
@@ -19,26 +20,26 @@ export class Goals {
     return this.goals.filter((goal) => goal.status === 'active');
   }
 
-  create(condition: string, maxTurns: number): Goal | string {
+  create(condition: string, maxTurns: number): ToolReply<Goal> {
     if (this.active().length >= maxActiveGoals) {
-      return `This session already has ${maxActiveGoals} active goals, the most it may; complete or cancel one first.`;
+      return { ok: false, error: `This session already has ${maxActiveGoals} active goals, the most it may; complete or cancel one first.` };
     }
     const now = this.now().toISOString();
     const goal: Goal = { goal_id: `goal-${this.newId().slice(0, 8)}`, condition, max_turns: maxTurns, completed_turns: 0, status: 'active', created_at: now, updated_at: now };
     this.goals.push(goal);
     this.onChange(goal);
-    return goal;
+    return { ok: true, result: goal };
   }
 
-  /** Ends an active goal as completed or cancelled; a message for the model when that is not possible. */
-  end(goalId: string, status: 'completed' | 'cancelled'): Goal | string {
+  /** Ends an active goal as completed or cancelled; refused, with a message for the model, when that is not possible. */
+  end(goalId: string, status: 'completed' | 'cancelled'): ToolReply<Goal> {
     const goal = this.goals.find((candidate) => candidate.goal_id === goalId);
-    if (!goal) return `No goal ${goalId}. Active goals: ${this.active().map((active) => active.goal_id).join(', ') || 'none'}.`;
-    if (goal.status !== 'active') return `Goal ${goalId} is already ${goal.status}.`;
+    if (!goal) return { ok: false, error: `No goal ${goalId}. Active goals: ${this.active().map((active) => active.goal_id).join(', ') || 'none'}.` };
+    if (goal.status !== 'active') return { ok: false, error: `Goal ${goalId} is already ${goal.status}.` };
     goal.status = status;
     goal.updated_at = this.now().toISOString();
     this.onChange(goal);
-    return goal;
+    return { ok: true, result: goal };
   }
 
   /** Counts a finished turn for every active goal, exhausting those at max_turns; returns the continuation, if any goal is still active. */

@@ -1,4 +1,5 @@
 import { maxActiveLoops, type Loop } from '../shared/tools/loops.js';
+import type { ToolReply } from '../shared/tool-reply.js';
 
 /** The message id prefix of loop firings: `loop:<loop_id>:<firing>`. */
 export const loopFiringPrefix = 'loop:';
@@ -27,11 +28,11 @@ export class Loops {
     return this.loops.filter((loop) => loop.status === 'active' || loop.status === 'paused');
   }
 
-  create(args: { prompt: string; interval_seconds: number; max_turns: number }, limits: LoopLimits): Loop | string {
+  create(args: { prompt: string; interval_seconds: number; max_turns: number }, limits: LoopLimits): ToolReply<Loop> {
     if (args.interval_seconds < limits.minIntervalSeconds) {
-      return `interval_seconds must be at least ${limits.minIntervalSeconds} (this deployment's minimum); got ${args.interval_seconds}.`;
+      return { ok: false, error: `interval_seconds must be at least ${limits.minIntervalSeconds} (this deployment's minimum); got ${args.interval_seconds}.` };
     }
-    if (this.live().length >= maxActiveLoops) return `This session already has ${maxActiveLoops} loops, the most it may; cancel one first.`;
+    if (this.live().length >= maxActiveLoops) return { ok: false, error: `This session already has ${maxActiveLoops} loops, the most it may; cancel one first.` };
     const now = this.now();
     const loop: Loop = {
       loop_id: `loop-${this.newId().slice(0, 8)}`,
@@ -47,24 +48,24 @@ export class Loops {
     };
     this.loops.push(loop);
     this.changed(loop);
-    return loop;
+    return { ok: true, result: loop };
   }
 
-  pause(loopId: string): Loop | string {
+  pause(loopId: string): ToolReply<Loop> {
     return this.transition(loopId, ['active'], (loop) => {
       loop.status = 'paused';
       loop.next_fire_at = null;
     });
   }
 
-  resume(loopId: string): Loop | string {
+  resume(loopId: string): ToolReply<Loop> {
     return this.transition(loopId, ['paused'], (loop) => {
       loop.status = 'active';
       loop.next_fire_at = new Date(this.now().getTime() + loop.interval_seconds * 1000).toISOString();
     });
   }
 
-  end(loopId: string, status: 'cancelled' | 'completed', reason?: string): Loop | string {
+  end(loopId: string, status: 'cancelled' | 'completed', reason?: string): ToolReply<Loop> {
     return this.transition(loopId, ['active', 'paused'], (loop) => {
       loop.status = status;
       loop.next_fire_at = null;
@@ -118,13 +119,13 @@ export class Loops {
     this.changed(loop);
   }
 
-  private transition(loopId: string, from: Loop['status'][], apply: (loop: Loop) => void): Loop | string {
+  private transition(loopId: string, from: Loop['status'][], apply: (loop: Loop) => void): ToolReply<Loop> {
     const loop = this.loops.find((candidate) => candidate.loop_id === loopId);
-    if (!loop) return `No loop ${loopId}. Loops: ${this.live().map((live) => `${live.loop_id} (${live.status})`).join(', ') || 'none'}.`;
-    if (!from.includes(loop.status)) return `Loop ${loopId} is ${loop.status}; this needs it ${from.join(' or ')}.`;
+    if (!loop) return { ok: false, error: `No loop ${loopId}. Loops: ${this.live().map((live) => `${live.loop_id} (${live.status})`).join(', ') || 'none'}.` };
+    if (!from.includes(loop.status)) return { ok: false, error: `Loop ${loopId} is ${loop.status}; this needs it ${from.join(' or ')}.` };
     apply(loop);
     this.changed(loop);
-    return loop;
+    return { ok: true, result: loop };
   }
 
   private changed(loop: Loop): void {

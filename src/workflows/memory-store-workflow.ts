@@ -4,6 +4,7 @@ import { deleteMemory, listMemories, saveMemory, searchMemory, updateMemory, typ
 import { MemoryStore } from './memory-store.js';
 import type { MemoryStoreInput, MemoryStoreWorkflow } from '../shared/workflow-types.js';
 import { RecentReplies } from './recent-replies.js';
+import type { ToolReply } from '../shared/tool-reply.js';
 
 /** Writes per run before the store continues as new, keeping each run's history short. */
 const writesPerRun = 500;
@@ -26,7 +27,7 @@ export const memoryStoreWorkflow = (async (input: MemoryStoreInput): Promise<voi
       const parsed = parseWrite(request);
       if (!parsed.ok) return parsed;
       writes += 1;
-      return recent.keep(updateId, store.write(parsed.request));
+      return recent.keep(updateId, store.write(parsed.result));
     },
     {
       validator: (request) => {
@@ -43,12 +44,12 @@ export const memoryStoreWorkflow = (async (input: MemoryStoreInput): Promise<voi
 
 const writeTools = { save: saveMemory, update: updateMemory, delete: deleteMemory } as const;
 
-function parseWrite(request: MemoryWriteRequest): { ok: true; request: MemoryWriteRequest } | { ok: false; error: string } {
+function parseWrite(request: MemoryWriteRequest): ToolReply<MemoryWriteRequest> {
   const schema = writeTools[request?.op as keyof typeof writeTools]?.input;
   if (!schema || typeof request.session_id !== 'string') return { ok: false, error: 'A memory write is {op: save|update|delete, session_id, args}.' };
   const parsed = schema.safeParse(request.args);
   if (!parsed.success) return { ok: false, error: `Invalid ${request.op} arguments: ${parsed.error.issues.map((issue) => issue.message).join('; ')}` };
-  return { ok: true, request: { ...request, args: parsed.data } as MemoryWriteRequest };
+  return { ok: true, result: { ...request, args: parsed.data } as MemoryWriteRequest };
 }
 
 function parseRead(request: MemoryRead): MemoryRead {

@@ -22,6 +22,7 @@ import { environmentFor } from './deployment-settings.js';
 /** The message id prefix of a finished async sub-agent's notice to its parent. */
 export const subAgentNoticePrefix = 'sub-agent-finished:';
 import type { SubAgentMode } from '../shared/tools/sub-agents.js';
+import type { ToolReply } from '../shared/tool-reply.js';
 import type { SessionState } from './session-state.js';
 
 export interface SpawnRequest {
@@ -57,10 +58,11 @@ export class SubAgents {
     private readonly limits: SubAgentLimits,
   ) {}
 
-  checkLimits(): string | undefined {
+  /** Whether the session may start one more sub-agent; refused, with a message for the model, when a limit says no. */
+  checkLimits(): ToolReply<void> {
     const { depth } = this.state.identity;
     if (depth + 1 > this.limits.maxDepth) {
-      return `Sub-agents may nest at most ${this.limits.maxDepth} levels below the root session; this session is at depth ${depth}. Do the work here instead.`;
+      return { ok: false, error: `Sub-agents may nest at most ${this.limits.maxDepth} levels below the root session; this session is at depth ${depth}. Do the work here instead.` };
     }
     const running = this.state.runningChildren().length;
     let counted = running;
@@ -69,9 +71,9 @@ export class SubAgents {
       counted += this.starting;
     }
     if (counted >= this.limits.maxChildren) {
-      return `This session already runs ${counted} sub-agents, the most it may run at once (${this.limits.maxChildren}). Wait for some to finish or stop them.`;
+      return { ok: false, error: `This session already runs ${counted} sub-agents, the most it may run at once (${this.limits.maxChildren}). Wait for some to finish or stop them.` };
     }
-    return undefined;
+    return { ok: true, result: undefined };
   }
 
   /** Starts a child session; resolves once it has started, with its id and the promise of its end. */

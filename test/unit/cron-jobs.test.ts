@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { maxCronJobs } from '../../src/shared/tools/cron.js';
+import type { ToolReply } from '../../src/shared/tool-reply.js';
+import { maxCronJobs, type CronJob } from '../../src/shared/tools/cron.js';
 import { CronJobs } from '../../src/workflows/cron-jobs.js';
 
 function jobs(start = '2026-11-30T10:00:00Z') {
@@ -12,11 +13,16 @@ function jobs(start = '2026-11-30T10:00:00Z') {
 const settings = { timezone: 'UTC', maxAgeSeconds: 7 * 86_400 };
 const job = (cron: string, recurring = true) => ({ cron, prompt: 'Report', recurring, durable: true });
 
+function created(reply: ToolReply<CronJob>): CronJob {
+  if (!reply.ok) throw new Error(reply.error);
+  return reply.result;
+}
+
 describe('cron jobs', () => {
   it('describes the schedule in words and computes the next fire time in the configured time zone', () => {
     const { crons } = jobs();
     const created = crons.create(job('0 9 * * 1-5'), { ...settings, timezone: 'Europe/Berlin' });
-    expect(created).toMatchObject({ human_schedule: 'At 09:00, Monday through Friday (Europe/Berlin)', next_fire_at: '2026-12-01T08:00:00.000Z' });
+    expect(created).toMatchObject({ ok: true, result: { human_schedule: 'At 09:00, Monday through Friday (Europe/Berlin)', next_fire_at: '2026-12-01T08:00:00.000Z' } });
   });
 
   it.each([
@@ -26,24 +32,24 @@ describe('cron jobs', () => {
     ['words instead of fields', 'every day at noon please', 'is not a valid cron expression'],
   ])('refuses %s', (_case, cron, message) => {
     const created = jobs().crons.create(job(cron), settings);
-    expect(typeof created === 'string' && created).toContain(message);
+    expect(!created.ok && created.error).toContain(message);
   });
 
   it('refuses an expression that does not fire within a year', () => {
-    expect(jobs().crons.create(job('0 0 29 2 *'), settings)).toBe('"0 0 29 2 *" never fires within the next year; check the day and month fields.');
-    expect(jobs('2027-03-01T00:00:00Z').crons.create(job('0 0 29 2 *'), settings)).toMatchObject({ next_fire_at: '2028-02-29T00:00:00.000Z' });
+    expect(jobs().crons.create(job('0 0 29 2 *'), settings)).toEqual({ ok: false, error: '"0 0 29 2 *" never fires within the next year; check the day and month fields.' });
+    expect(jobs('2027-03-01T00:00:00Z').crons.create(job('0 0 29 2 *'), settings)).toMatchObject({ ok: true, result: { next_fire_at: '2028-02-29T00:00:00.000Z' } });
   });
 
   it(`refuses more than ${maxCronJobs} jobs`, () => {
     const { crons } = jobs();
     for (let i = 0; i < maxCronJobs; i++) crons.create(job('0 * * * *'), settings);
-    expect(crons.create(job('0 * * * *'), settings)).toBe(`This session already has ${maxCronJobs} cron jobs, the most it may; delete one first.`);
+    expect(crons.create(job('0 * * * *'), settings)).toEqual({ ok: false, error: `This session already has ${maxCronJobs} cron jobs, the most it may; delete one first.` });
   });
 
   it('fires a recurring job at each match and a one-shot job once, then deletes it', () => {
     const { crons, at } = jobs();
-    const hourly = crons.create(job('30 * * * *'), settings) as { id: string };
-    const once = crons.create(job('45 10 * * *', false), settings) as { id: string };
+    const hourly = created(crons.create(job('30 * * * *'), settings));
+    const once = created(crons.create(job('45 10 * * *', false), settings));
     expect(crons.nextWake()).toBe(Date.parse('2026-11-30T10:30:00Z'));
     at('2026-11-30T10:30:00Z');
     expect(crons.fireDue().map((message) => message.id)).toEqual([`cron:${hourly.id}:1`]);

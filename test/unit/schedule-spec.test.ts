@@ -13,15 +13,16 @@ describe('automation schedules', () => {
     ['monthly', { minute: 30, hour: 9, dayOfMonth: 7 }],
     ['yearly', { minute: 30, hour: 9, dayOfMonth: 7, month: 'DECEMBER' }],
   ])('turns %s into a calendar in the time zone, starting at the local start', (recurrence, calendar) => {
-    const result = timing(recurrence);
-    if (typeof result === 'string') throw new Error(result);
+    const reply = timing(recurrence);
+    if (!reply.ok) throw new Error(reply.error);
+    const { result } = reply;
     expect(result.spec).toEqual({ calendars: [calendar], timezone: 'Europe/Berlin', startAt: new Date('2026-12-07T08:30:00Z') });
     expect(result.once).toBe(recurrence === 'none');
   });
 
   it('names a bad time zone or an impossible start', () => {
-    expect(timing('daily', '2026-12-07T09:30', 'Mars/Olympus')).toBe('"Mars/Olympus" is not a time zone: use an IANA name such as Europe/Berlin.');
-    expect(timing('daily', '2026-02-30T09:30', 'UTC')).toMatch(/^start_local "2026-02-30T09:30" is not a valid date and time/);
+    expect(timing('daily', '2026-12-07T09:30', 'Mars/Olympus')).toEqual({ ok: false, error: '"Mars/Olympus" is not a time zone: use an IANA name such as Europe/Berlin.' });
+    expect(timing('daily', '2026-02-30T09:30', 'UTC')).toEqual({ ok: false, error: expect.stringMatching(/^start_local "2026-02-30T09:30" is not a valid date and time/) });
   });
 
   it('refuses a cron expression as recurrence, and a start in another format', () => {

@@ -67,8 +67,8 @@ export function createAutomations(client: Client, taskQueue: string) {
 
   function timing(memo: AutomationMemo) {
     const timing = scheduleSpecFor(memo);
-    if (typeof timing === 'string') throw new AutomationError(timing);
-    return timing;
+    if (!timing.ok) throw new AutomationError(timing.error);
+    return timing.result;
   }
 
   async function describeOwned(owner: string, automationId: string) {

@@ -1,6 +1,7 @@
 import type { CalendarSpec, DayOfWeek, Month, ScheduleSpec } from '@temporalio/client';
 import { DateTime } from 'luxon';
 import type { Recurrence } from '../../shared/tools/automations.js';
+import type { ToolReply } from '../../shared/tool-reply.js';
 
 const months: Month[] = ['JANUARY', 'FEBRUARY', 'MARCH', 'APRIL', 'MAY', 'JUNE', 'JULY', 'AUGUST', 'SEPTEMBER', 'OCTOBER', 'NOVEMBER', 'DECEMBER'];
 const days: DayOfWeek[] = ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY', 'SUNDAY'];
@@ -14,14 +15,16 @@ export interface AutomationTiming {
 /**
  * The Temporal Schedule spec of an automation: a calendar in the automation's time zone that matches the start's
  * minute, hour, weekday, day or month as the recurrence asks, starting at the start. `none` runs once.
- * Returns a message naming the problem when the time zone or the start is not valid.
+ * Refused, with a message naming the problem, when the time zone or the start is not valid.
  */
-export function scheduleSpecFor(timing: AutomationTiming): { spec: ScheduleSpec; once: boolean; startsAt: Date } | string {
+export function scheduleSpecFor(timing: AutomationTiming): ToolReply<{ spec: ScheduleSpec; once: boolean; startsAt: Date }> {
   const start = DateTime.fromISO(timing.start_local, { zone: timing.timezone });
   if (!start.isValid) {
-    return start.invalidReason === 'unsupported zone'
-      ? `"${timing.timezone}" is not a time zone: use an IANA name such as Europe/Berlin.`
-      : `start_local "${timing.start_local}" is not a valid date and time (${start.invalidExplanation ?? start.invalidReason}).`;
+    const error =
+      start.invalidReason === 'unsupported zone'
+        ? `"${timing.timezone}" is not a time zone: use an IANA name such as Europe/Berlin.`
+        : `start_local "${timing.start_local}" is not a valid date and time (${start.invalidExplanation ?? start.invalidReason}).`;
+    return { ok: false, error };
   }
   const at = { minute: start.minute, hour: start.hour };
   const calendars: Record<Recurrence, CalendarSpec> = {
@@ -33,5 +36,5 @@ export function scheduleSpecFor(timing: AutomationTiming): { spec: ScheduleSpec;
     yearly: { ...at, dayOfMonth: start.day, month: months[start.month - 1]! },
   };
   const startsAt = start.toJSDate();
-  return { spec: { calendars: [calendars[timing.recurrence]], timezone: timing.timezone, startAt: startsAt }, once: timing.recurrence === 'none', startsAt };
+  return { ok: true, result: { spec: { calendars: [calendars[timing.recurrence]], timezone: timing.timezone, startAt: startsAt }, once: timing.recurrence === 'none', startsAt } };
 }

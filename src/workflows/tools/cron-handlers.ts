@@ -1,7 +1,7 @@
 import type { ToolArgs } from '../../shared/tools/define-tool.js';
 import type { CronJob, cronCreate } from '../../shared/tools/cron.js';
 import type { ToolContext } from './tool-context.js';
-import { ToolError } from './tool-error.js';
+import { resultOf } from './reply.js';
 
 const view = (job: CronJob) => ({
   id: job.id,
@@ -15,8 +15,7 @@ const view = (job: CronJob) => ({
 });
 
 export function createCronJob(args: ToolArgs<typeof cronCreate>, { state }: ToolContext): string {
-  const job = state.crons.create(args, { timezone: state.settings.cronTimezone, maxAgeSeconds: state.settings.loopLimits.maxAgeSeconds });
-  if (typeof job === 'string') throw new ToolError(job);
+  const job = resultOf(state.crons.create(args, { timezone: state.settings.cronTimezone, maxAgeSeconds: state.settings.loopLimits.maxAgeSeconds }));
   const { id, human_schedule, recurring, durable, next_fire_at } = view(job);
   return JSON.stringify({ id, human_schedule, recurring, durable, next_fire_at });
 }
@@ -24,7 +23,6 @@ export function createCronJob(args: ToolArgs<typeof cronCreate>, { state }: Tool
 export const listCronJobs = ({ state }: ToolContext) => JSON.stringify({ jobs: state.crons.jobs.map(view) });
 
 export function deleteCronJob(id: string, { state }: ToolContext): string {
-  const job = state.crons.delete(id);
-  if (typeof job === 'string') throw new ToolError(job);
+  const job = resultOf(state.crons.delete(id));
   return JSON.stringify({ id: job.id, deleted: true });
 }

@@ -1,11 +1,10 @@
 import type { ToolArgs } from '../../shared/tools/define-tool.js';
 import type { createGoal } from '../../shared/tools/goals.js';
 import type { ToolContext } from './tool-context.js';
-import { ToolError } from './tool-error.js';
+import { resultOf } from './reply.js';
 
 export function startGoal(args: ToolArgs<typeof createGoal>, { state }: ToolContext): string {
-  const goal = state.goals.create(args.condition, args.max_turns);
-  if (typeof goal === 'string') throw new ToolError(goal);
+  const goal = resultOf(state.goals.create(args.condition, args.max_turns));
   return JSON.stringify({
     goal_id: goal.goal_id,
     status: goal.status,
@@ -15,7 +14,6 @@ export function startGoal(args: ToolArgs<typeof createGoal>, { state }: ToolCont
 }
 
 export function endGoal(goalId: string, status: 'completed' | 'cancelled', { state }: ToolContext): string {
-  const goal = state.goals.end(goalId, status);
-  if (typeof goal === 'string') throw new ToolError(goal);
+  const goal = resultOf(state.goals.end(goalId, status));
   return JSON.stringify({ goal_id: goal.goal_id, status: goal.status, completed_turns: goal.completed_turns });
 }

@@ -1,6 +1,8 @@
 import type { ToolArgs } from '../../shared/tools/define-tool.js';
 import type { createLoop, Loop } from '../../shared/tools/loops.js';
+import type { ToolReply } from '../../shared/tool-reply.js';
 import type { ToolContext } from './tool-context.js';
+import { resultOf } from './reply.js';
 import { ToolError } from './tool-error.js';
 
 const view = (loop: Loop) => ({
@@ -15,9 +17,8 @@ const view = (loop: Loop) => ({
   ...(loop.reason ? { reason: loop.reason } : {}),
 });
 
-function result(outcome: Loop | string): string {
-  if (typeof outcome === 'string') throw new ToolError(outcome);
-  return JSON.stringify(view(outcome));
+function result(outcome: ToolReply<Loop>): string {
+  return JSON.stringify(view(resultOf(outcome)));
 }
 
 export const startLoop = (args: ToolArgs<typeof createLoop>, { state }: ToolContext) => result(state.loops.create(args, state.settings.loopLimits));

@@ -5,7 +5,7 @@ import { toolNames as allToolNames } from '../../shared/tools/registry.js';
 import type { subAgent } from '../../shared/tools/sub-agents.js';
 import { servedTools } from '../deployment-settings.js';
 import type { ToolContext } from './tool-context.js';
-import { replyText } from './reply.js';
+import { replyText, resultOf } from './reply.js';
 import { ToolError } from './tool-error.js';
 
 const tree = proxyActivities<Activities>({ startToCloseTimeout: '1 minute', retry: { maximumAttempts: 5 } });
@@ -14,8 +14,7 @@ const stopping = proxyActivities<Activities>({ startToCloseTimeout: '10 minutes'
 export async function spawnSubAgent(args: ToolArgs<typeof subAgent>, context: ToolContext): Promise<string> {
   const unknown = (args.tools ?? []).filter((name) => !allToolNames.includes(name as never));
   if (unknown.length > 0) throw new ToolError(`Unknown tool name(s) for the sub-agent: ${unknown.join(', ')}. Known tools: ${allToolNames.join(', ')}.`);
-  const refusal = context.subAgents.checkLimits();
-  if (refusal) throw new ToolError(refusal);
+  resultOf(context.subAgents.checkLimits());
   const { id, finished } = await context.subAgents.spawn({
     title: args.title,
     instruction: args.instruction,
