@@ -112,7 +112,7 @@ export type SessionOptions = z.infer<ReturnType<typeof sessionInputSchema>>;
 /** State carried across continue-as-new; absent on a session's first run. */
 export interface CarriedState {
   transcript: TranscriptEntry[];
-  inbox: InboxMessage[];
+  inbox: CarriedInboxMessage[];
   turn: number;
   model: string;
   search_attributes: boolean;
@@ -148,10 +148,21 @@ export interface SessionInput extends SessionOptions {
   environment?: SessionEnvironment;
 }
 
+/**
+ * Who queued a message: a person or a client (the SDK, the CLI, a parent session's sendMessageToSubAgent), or the
+ * session itself (a goal continuation, a loop or cron firing, a finished sub-agent's notice).
+ */
+export type MessageSource = 'user' | 'goal' | 'loop' | 'cron' | 'sub-agent';
+
+/** A message waiting for a turn. The id is its dedupe key. */
 export interface InboxMessage {
   id: string;
   content: string;
+  source: MessageSource;
 }
+
+/** A queued message as carried across continue-as-new: runs from before `source` was kept carry none. */
+export type CarriedInboxMessage = Omit<InboxMessage, 'source'> & { source?: MessageSource };
 
 export const userMessageSchema = lazy(() =>
   z.object({

@@ -2,6 +2,7 @@ import { CronExpressionParser } from 'cron-parser';
 import cronstrue from 'cronstrue';
 import { maxCronJobs, type CronJob } from '../shared/tools/cron.js';
 import type { ToolReply } from '../shared/tool-reply.js';
+import type { InboxMessage } from '../shared/session.js';
 
 /** The message id prefix of cron firings: `cron:<job id>:<firing>`. */
 export const cronFiringPrefix = 'cron:';
@@ -64,9 +65,9 @@ export class CronJobs {
   }
 
   /** Queues every due firing; a one-shot job is deleted after it fires, a recurring one at its expiry. */
-  fireDue(): { id: string; content: string }[] {
+  fireDue(): InboxMessage[] {
     const now = this.now();
-    const messages: { id: string; content: string }[] = [];
+    const messages: InboxMessage[] = [];
     for (const job of [...this.jobs]) {
       if (now.getTime() >= Date.parse(job.expires_at)) {
         this.delete(job.id);
@@ -74,7 +75,7 @@ export class CronJobs {
       }
       if (now.getTime() < Date.parse(job.next_fire_at)) continue;
       job.firings += 1;
-      messages.push({ id: `${cronFiringPrefix}${job.id}:${job.firings}`, content: `[Cron ${job.id}, ${job.human_schedule}] ${job.prompt}` });
+      messages.push({ id: `${cronFiringPrefix}${job.id}:${job.firings}`, content: `[Cron ${job.id}, ${job.human_schedule}] ${job.prompt}`, source: 'cron' });
       if (!job.recurring) {
         this.delete(job.id);
         continue;

@@ -1,5 +1,6 @@
 import { maxActiveGoals, type Goal } from '../shared/tools/goals.js';
 import type { ToolReply } from '../shared/tool-reply.js';
+import type { InboxMessage } from '../shared/session.js';
 
 /** The message id prefix of goal continuations: they give way to any user message queued with them. */
 export const goalContinuationPrefix = 'goal-continuation:';
@@ -43,7 +44,7 @@ export class Goals {
   }
 
   /** Counts a finished turn for every active goal, exhausting those at max_turns; returns the continuation, if any goal is still active. */
-  afterTurn(turn: number): { id: string; content: string } | undefined {
+  afterTurn(turn: number): InboxMessage | undefined {
     for (const goal of this.active()) {
       goal.completed_turns += 1;
       goal.updated_at = this.now().toISOString();
@@ -58,6 +59,7 @@ export class Goals {
       content:
         `[Goal continuation] Keep working toward your active goal(s):\n${lines.join('\n')}\n` +
         'When a condition is met, call completeGoal with its goal_id; if it cannot be met, call cancelGoal.',
+      source: 'goal',
     };
   }
 }

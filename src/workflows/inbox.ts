@@ -1,15 +1,24 @@
+import type { CarriedInboxMessage, InboxMessage, MessageSource } from '../shared/session.js';
 import { hasChange } from './session-changes.js';
 import { goalContinuationPrefix } from './goals.js';
 import { loopFiringPrefix } from './loops.js';
 import { cronFiringPrefix } from './cron-jobs.js';
 import { subAgentNoticePrefix } from './sub-agents.js';
 
-/** Messages the session queues for itself, by the prefix of their ids. */
-const ownPrefixes = [goalContinuationPrefix, loopFiringPrefix, cronFiringPrefix, subAgentNoticePrefix];
+/** The id prefixes of the messages a session queues for itself, and who queued them. */
+const ownPrefixes: [string, MessageSource][] = [
+  [goalContinuationPrefix, 'goal'],
+  [loopFiringPrefix, 'loop'],
+  [cronFiringPrefix, 'cron'],
+  [subAgentNoticePrefix, 'sub-agent'],
+];
 
-/** Whether a queued message came from a person (or a client), not from the session's own goals, loops or sub-agents. */
-export function isUserMessage(messageId: string): boolean {
-  return !ownPrefixes.some((prefix) => messageId.startsWith(prefix));
+/**
+ * A queued message carried from the run before, with its source. Runs from before messages kept their source carried
+ * none; it is then read from the id, whose prefix marks the session's own messages (any other id is a person's).
+ */
+export function carriedMessage(message: CarriedInboxMessage): InboxMessage {
+  return { ...message, source: message.source ?? ownPrefixes.find(([prefix]) => message.id.startsWith(prefix))?.[1] ?? 'user' };
 }
 
 /**

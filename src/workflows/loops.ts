@@ -1,8 +1,14 @@
 import { maxActiveLoops, type Loop } from '../shared/tools/loops.js';
 import type { ToolReply } from '../shared/tool-reply.js';
+import type { InboxMessage } from '../shared/session.js';
 
 /** The message id prefix of loop firings: `loop:<loop_id>:<firing>`. */
 export const loopFiringPrefix = 'loop:';
+
+/** The loop a firing's message id names. */
+export function loopOfFiring(messageId: string): string {
+  return messageId.slice(loopFiringPrefix.length, messageId.lastIndexOf(':'));
+}
 
 export interface LoopLimits {
   minIntervalSeconds: number;
@@ -85,9 +91,9 @@ export class Loops {
   }
 
   /** Fires every loop that is due (returning the inbox messages) and exhausts those expired or out of turns. */
-  fireDue(): { id: string; content: string }[] {
+  fireDue(): InboxMessage[] {
     const now = this.now().getTime();
-    const messages: { id: string; content: string }[] = [];
+    const messages: InboxMessage[] = [];
     for (const loop of this.loops) {
       if (loop.status !== 'active' || !loop.next_fire_at) continue;
       if (now >= Date.parse(loop.expires_at)) {
@@ -100,6 +106,7 @@ export class Loops {
       messages.push({
         id: `${loopFiringPrefix}${loop.loop_id}:${loop.firings}`,
         content: `[Loop ${loop.loop_id}, firing ${loop.firings} of at most ${loop.max_turns}] ${loop.prompt}`,
+        source: 'loop',
       });
       if (loop.firings >= loop.max_turns) {
         this.exhaust(loop, 'max_turns reached');

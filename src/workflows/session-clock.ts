@@ -1,11 +1,12 @@
 import { condition, isCancellation, sleep } from '@temporalio/workflow';
+import type { InboxMessage } from '../shared/session.js';
 import type { SessionState } from './session-state.js';
 
 /** Something that fires messages into the session at times it knows: loops and cron jobs. */
 interface TimedSource {
   version: number;
   nextWake(): number | undefined;
-  fireDue(): { id: string; content: string }[];
+  fireDue(): InboxMessage[];
 }
 
 /**

@@ -8,7 +8,6 @@ import {
   type SessionStatus,
   type StoredPlan,
   type TranscriptEntry,
-  type UserMessage,
 } from '../shared/session.js';
 import { utf8Length } from '../shared/utf8.js';
 import type { TodoItem } from '../shared/tools/todo.js';
@@ -19,10 +18,11 @@ import type { TreeQuestionsChange } from '../shared/questions.js';
 import { EventLog, shorten } from './event-log.js';
 import type { SessionEnvironment } from '../shared/model.js';
 import { TaskBoard } from './task-board.js';
-import { Goals, goalContinuationPrefix } from './goals.js';
-import { Loops, loopFiringPrefix } from './loops.js';
+import { Goals } from './goals.js';
+import { loopOfFiring, Loops } from './loops.js';
 import { CronJobs } from './cron-jobs.js';
 import { Transcript, type CarriedTranscript } from './transcript.js';
+import { carriedMessage } from './inbox.js';
 import { carriedSettings, settingsFromCarried, settingsFromEnvironment, type DeploymentSettings } from './deployment-settings.js';
 
 export interface StateClock {
@@ -80,7 +80,7 @@ export class SessionState {
   ) {
     const now = clock.now().toISOString();
     this.transcript = new Transcript(clock, carried);
-    this.inbox = carried?.inbox ?? [];
+    this.inbox = (carried?.inbox ?? []).map(carriedMessage);
     this.turn = carried?.turn ?? 0;
     this.settings = settingsFromCarried(carried);
     this.todos = carried?.todos ?? [];
@@ -117,11 +117,11 @@ export class SessionState {
     this.touch();
   }
 
-  /** Queues a user message; a message whose id was already seen is ignored, so a retried send never doubles. */
-  enqueue(message: UserMessage): void {
+  /** Queues a message; a message whose id was already seen is ignored, so a retried send never doubles. */
+  enqueue(message: Omit<InboxMessage, 'id'> & { id?: string | undefined }): void {
     const id = message.id ?? this.clock.newId();
     if (this.messageState(id) !== 'unknown') return;
-    this.inbox.push({ id, content: message.content });
+    this.inbox.push({ id, content: message.content, source: message.source });
     this.touch();
   }
 
@@ -131,7 +131,7 @@ export class SessionState {
    * stay queued for the next turn, so however many pile up, one model call's input stays under Temporal's payload limit.
    */
   takeInbox(maxChars?: number): InboxMessage[] {
-    const others = this.inbox.filter((message) => !message.id.startsWith(goalContinuationPrefix));
+    const others = this.inbox.filter((message) => message.source !== 'goal');
     let taken = others.length > 0 ? others : this.inbox;
     this.inbox = [];
     if (maxChars !== undefined) {
@@ -142,8 +142,8 @@ export class SessionState {
         taken = taken.slice(0, cut);
       }
     }
-    const firing = [...taken].reverse().find((message) => message.id.startsWith(loopFiringPrefix));
-    this.runningLoopId = firing ? firing.id.slice(loopFiringPrefix.length, firing.id.lastIndexOf(':')) : null;
+    const firing = [...taken].reverse().find((message) => message.source === 'loop');
+    this.runningLoopId = firing ? loopOfFiring(firing.id) : null;
     return taken;
   }
 

@@ -102,7 +102,7 @@ async function runSession(input: SessionInput): Promise<SessionResult> {
   setHandler(userMessageSignal, (message) => {
     // A malformed message is dropped here rather than failing the workflow; the client validates before sending.
     const parsed = userMessageSchema().safeParse(message);
-    if (parsed.success && !closedStatuses.includes(state.status)) state.enqueue(parsed.data);
+    if (parsed.success && !closedStatuses.includes(state.status)) state.enqueue({ ...parsed.data, source: 'user' });
   });
   setHandler(snapshotQuery, () => state.snapshot());
   setHandler(transcriptQuery, (range) => state.transcript.range(range));
@@ -152,7 +152,7 @@ async function runSession(input: SessionInput): Promise<SessionResult> {
 
   try {
     if (!input.carried) {
-      if (input.instruction?.trim()) state.enqueue({ content: input.instruction });
+      if (input.instruction?.trim()) state.enqueue({ content: input.instruction, source: 'user' });
       // A sub-agent of an arborSession is given its parent's environment and saves the local activity.
       const givenEnvironment = hasBuiltInChanges() ? input.environment : undefined;
       // Only the arborSession types time turns (sessionWorkflow shows every tool round), so only they ask.

@@ -212,6 +212,7 @@ export class SubAgents {
       content:
         `[Sub-agent notice] Sub-agent "${title}" (sub_session_id ${id}) finished with status ${result.status}. ` +
         `Its final message:\n${result.final_message ?? '(no message)'}`,
+      source: 'sub-agent',
     });
   }
 
@@ -219,6 +220,7 @@ export class SubAgents {
     this.state.enqueue({
       id: `${subAgentNoticePrefix}${id}`,
       content: `[Sub-agent notice] Sub-agent "${title}" (sub_session_id ${id}) failed before it finished.`,
+      source: 'sub-agent',
     });
   }
 }

@@ -109,44 +109,44 @@ describe('the session environment', () => {
 
 describe('enqueue and messageState', () => {
   it('queues a message under its own id and reports it as queued', () => {
-    state.enqueue({ id: 'm1', content: 'hello' });
-    expect(state.inbox).toEqual([{ id: 'm1', content: 'hello' }]);
+    state.enqueue({ id: 'm1', content: 'hello', source: 'user' });
+    expect(state.inbox).toEqual([{ id: 'm1', content: 'hello', source: 'user' }]);
     expect(state.messageState('m1')).toBe('queued');
   });
 
   it('gives a message without an id a fresh id from the clock', () => {
-    state.enqueue({ content: 'first' });
-    state.enqueue({ content: 'second' });
+    state.enqueue({ content: 'first', source: 'user' });
+    state.enqueue({ content: 'second', source: 'user' });
     expect(state.inbox).toEqual([
-      { id: 'id-0', content: 'first' },
-      { id: 'id-1', content: 'second' },
+      { id: 'id-0', content: 'first', source: 'user' },
+      { id: 'id-1', content: 'second', source: 'user' },
     ]);
   });
 
   it('ignores a second message with an id that is already queued', () => {
-    state.enqueue({ id: 'm1', content: 'hello' });
-    state.enqueue({ id: 'm1', content: 'hello again' });
-    expect(state.inbox).toEqual([{ id: 'm1', content: 'hello' }]);
+    state.enqueue({ id: 'm1', content: 'hello', source: 'user' });
+    state.enqueue({ id: 'm1', content: 'hello again', source: 'user' });
+    expect(state.inbox).toEqual([{ id: 'm1', content: 'hello', source: 'user' }]);
   });
 
   it('ignores a message whose id was already handled into the transcript', () => {
-    state.enqueue({ id: 'm1', content: 'hello' });
+    state.enqueue({ id: 'm1', content: 'hello', source: 'user' });
     for (const message of state.takeInbox()) state.append({ id: message.id, role: 'user', content: message.content });
-    state.enqueue({ id: 'm1', content: 'hello' });
+    state.enqueue({ id: 'm1', content: 'hello', source: 'user' });
     expect(state.inbox).toEqual([]);
     expect(state.transcript.entries.filter((entry) => entry.role === 'user')).toHaveLength(1);
   });
 
   it('does not touch updated_at when a duplicate is ignored', () => {
-    state.enqueue({ id: 'm1', content: 'hello' });
+    state.enqueue({ id: 'm1', content: 'hello', source: 'user' });
     const after = state.updatedAt;
-    state.enqueue({ id: 'm1', content: 'hello' });
+    state.enqueue({ id: 'm1', content: 'hello', source: 'user' });
     expect(state.updatedAt).toBe(after);
   });
 
   it('moves updated_at forward when a message is queued', () => {
     const before = state.updatedAt;
-    state.enqueue({ id: 'm1', content: 'hello' });
+    state.enqueue({ id: 'm1', content: 'hello', source: 'user' });
     expect(Date.parse(state.updatedAt)).toBeGreaterThan(Date.parse(before));
   });
 
@@ -167,8 +167,8 @@ describe('enqueue and messageState', () => {
 
 describe('takeInbox', () => {
   it('returns the queued messages in order and leaves the inbox empty', () => {
-    state.enqueue({ id: 'a', content: 'one' });
-    state.enqueue({ id: 'b', content: 'two' });
+    state.enqueue({ id: 'a', content: 'one', source: 'user' });
+    state.enqueue({ id: 'b', content: 'two', source: 'user' });
     const taken = state.takeInbox();
     expect(taken.map((message) => message.id)).toEqual(['a', 'b']);
     expect(state.inbox).toEqual([]);
@@ -176,7 +176,7 @@ describe('takeInbox', () => {
   });
 
   it('takes messages up to the batch size, at least one, and leaves the rest queued in order', () => {
-    for (const [id, length] of [['a', 60], ['b', 50], ['c', 10], ['d', 200]] as const) state.enqueue({ id, content: 'x'.repeat(length) });
+    for (const [id, length] of [['a', 60], ['b', 50], ['c', 10], ['d', 200]] as const) state.enqueue({ id, content: 'x'.repeat(length), source: 'user' });
     expect(state.takeInbox(100).map((message) => message.id)).toEqual(['a']);
     expect(state.snapshot().queued_messages).toBe(3);
     expect(state.messageState('b')).toBe('queued');
@@ -186,9 +186,37 @@ describe('takeInbox', () => {
   });
 
   it('takes everything without a batch size (runs from before the bound)', () => {
-    state.enqueue({ id: 'b', content: 'x'.repeat(80) });
-    state.enqueue({ id: 'c', content: 'x'.repeat(80) });
+    state.enqueue({ id: 'b', content: 'x'.repeat(80), source: 'user' });
+    state.enqueue({ id: 'c', content: 'x'.repeat(80), source: 'user' });
     expect(state.takeInbox().map((message) => message.id)).toEqual(['b', 'c']);
+  });
+});
+
+describe('where queued messages come from', () => {
+  it('drops a goal continuation queued with any other message (the turn makes it again), and names the loop whose firing a turn takes', () => {
+    state.enqueue({ id: 'goal-continuation:1', content: 'keep going', source: 'goal' });
+    state.enqueue({ id: 'loop:loop-1:2', content: 'fire', source: 'loop' });
+    expect(state.takeInbox().map((message) => message.id)).toEqual(['loop:loop-1:2']);
+    expect(state.runningLoopId).toBe('loop-1');
+    expect(state.inbox).toEqual([]);
+    state.enqueue({ id: 'goal-continuation:2', content: 'keep going', source: 'goal' });
+    expect(state.takeInbox().map((message) => message.id)).toEqual(['goal-continuation:2']);
+    expect(state.runningLoopId).toBeNull();
+  });
+
+  it('reads the source of a message carried by a run from before sources were kept from its id', () => {
+    const older = [
+      { id: 'm1', content: 'from a person' },
+      { id: 'from-parent:sess-0/turn-1/round-1/call-0', content: 'from the parent' },
+      { id: 'goal-continuation:3', content: 'a goal continuation' },
+      { id: 'loop:loop-1:2', content: 'a loop firing' },
+      { id: 'cron:cron-1:1', content: 'a cron firing' },
+      { id: 'sub-agent-finished:child-1', content: 'a sub-agent notice' },
+    ];
+    const carried = { ...JSON.parse(JSON.stringify(state.carry())), inbox: [...older, { id: 'loop:loop-2:1', content: 'newer', source: 'loop' }] };
+    const next = new SessionState(identity, fakeClock(), carried);
+    expect(next.inbox.map((message) => message.source)).toEqual(['user', 'user', 'goal', 'loop', 'cron', 'sub-agent', 'loop']);
+    expect(next.carry().inbox).toEqual(next.inbox);
   });
 });
 
@@ -217,7 +245,7 @@ describe('snapshot', () => {
     state.turn = 2;
     state.append({ role: 'user', content: 'hi' });
     const last = state.append({ role: 'assistant', content: 'hello there' });
-    state.enqueue({ id: 'q1', content: 'queued one' });
+    state.enqueue({ id: 'q1', content: 'queued one', source: 'user' });
     state.setStatus('running');
     state.lastError = 'something broke';
     state.todos = [{ content: 'Do it', status: 'pending' }];
@@ -274,7 +302,7 @@ describe('carry', () => {
   it('round-trips transcript, inbox, turn, model, search attributes, todos and created_at through the constructor', () => {
     state.append({ id: 'u1', role: 'user', content: 'hi' });
     state.append({ role: 'assistant', content: 'hello' });
-    state.enqueue({ id: 'q1', content: 'later' });
+    state.enqueue({ id: 'q1', content: 'later', source: 'user' });
     state.turn = 3;
     state.settings.model = 'gpt-4o-mini';
     state.settings.searchAttributes = true;
@@ -286,7 +314,7 @@ describe('carry', () => {
     const next = new SessionState(identity, laterClock, carried);
 
     expect(next.transcript.entries).toEqual(state.transcript.entries);
-    expect(next.inbox).toEqual([{ id: 'q1', content: 'later' }]);
+    expect(next.inbox).toEqual([{ id: 'q1', content: 'later', source: 'user' }]);
     expect(next.turn).toBe(3);
     expect(next.settings.model).toBe('gpt-4o-mini');
     expect(next.settings.searchAttributes).toBe(true);
@@ -298,11 +326,11 @@ describe('carry', () => {
 
   it('keeps deduplication working across the carry', () => {
     state.append({ id: 'u1', role: 'user', content: 'hi' });
-    state.enqueue({ id: 'q1', content: 'later' });
+    state.enqueue({ id: 'q1', content: 'later', source: 'user' });
     const next = new SessionState(identity, fakeClock(), JSON.parse(JSON.stringify(state.carry())));
-    next.enqueue({ id: 'u1', content: 'hi' });
-    next.enqueue({ id: 'q1', content: 'later' });
-    expect(next.inbox).toEqual([{ id: 'q1', content: 'later' }]);
+    next.enqueue({ id: 'u1', content: 'hi', source: 'user' });
+    next.enqueue({ id: 'q1', content: 'later', source: 'user' });
+    expect(next.inbox).toEqual([{ id: 'q1', content: 'later', source: 'user' }]);
     expect(next.messageState('u1')).toBe('handled');
     expect(next.messageState('q1')).toBe('queued');
   });
@@ -320,7 +348,7 @@ describe('carry', () => {
     expect(second.transcript.entries.find((entry) => entry.id === 'm99')).toBeUndefined();
     expect(second.messageState('m0')).toBe('handled');
     expect(second.messageState('m99')).toBe('handled');
-    second.enqueue({ id: 'm0', content: 'message 0' });
+    second.enqueue({ id: 'm0', content: 'message 0', source: 'user' });
     expect(second.inbox).toEqual([]);
     expect(second.messageState('never-sent')).toBe('unknown');
 
@@ -337,11 +365,11 @@ describe('carry', () => {
 
 describe('the state a continue-as-new carries', () => {
   it('carries a queue of messages only while it is small: long messages wait for turns to take them first', () => {
-    state.enqueue({ id: 'short', content: 'a short message' });
+    state.enqueue({ id: 'short', content: 'a short message', source: 'user' });
     expect(state.inboxFitsCarry()).toBe(true);
-    state.enqueue({ id: 'long-1', content: '长'.repeat(150_000) });
+    state.enqueue({ id: 'long-1', content: '长'.repeat(150_000), source: 'user' });
     expect(state.inboxFitsCarry()).toBe(true);
-    state.enqueue({ id: 'long-2', content: '长'.repeat(150_000) });
+    state.enqueue({ id: 'long-2', content: '长'.repeat(150_000), source: 'user' });
     expect(state.inboxFitsCarry()).toBe(false);
     state.takeInbox(200_000);
     expect(state.inboxFitsCarry()).toBe(true);

@@ -1,6 +1,5 @@
 import { condition } from '@temporalio/workflow';
 import { hasChange } from '../session-changes.js';
-import { isUserMessage } from '../inbox.js';
 import type { ToolArgs } from '../../shared/tools/define-tool.js';
 import { maxWaitSeconds, type wait } from '../../shared/tools/pause.js';
 import type { ToolContext } from './tool-context.js';
@@ -28,7 +27,7 @@ export async function waitFor(args: ToolArgs<typeof wait>, { state }: ToolContex
   state.waiting = { until, reason: args.reason ?? null };
   // Newer runs wait through loop firings, goal continuations and sub-agent notices: only a person's message cuts a wait short.
   const userMessagesOnly = hasChange('wait-ends-on-user-messages-only');
-  const arrived = () => (userMessagesOnly ? state.inbox.some((message) => isUserMessage(message.id)) : state.inbox.length > 0);
+  const arrived = () => (userMessagesOnly ? state.inbox.some((message) => message.source === 'user') : state.inbox.length > 0);
   try {
     const interrupted = await condition(arrived, ms);
     const waited = Math.round((Date.now() - now) / 1000);
