@@ -308,7 +308,7 @@ export const loadAverage = () => os.loadavg().map((load) => Math.round(load * 10
 /** Writes bench/results/<name>.json with the date, the machine and its load. */
 export async function writeResults(name: string, body: Record<string, unknown>): Promise<string> {
   const url = new URL(`./results/${name}.json`, import.meta.url);
-  await mkdir(new URL('./results', import.meta.url), { recursive: true });
+  await mkdir(new URL('./results/', import.meta.url), { recursive: true });
   const serverArgs = process.env.BENCH_SERVER_ARGS ? { server_args: process.env.BENCH_SERVER_ARGS } : {};
   await writeFile(url, `${JSON.stringify({ date: new Date().toISOString(), machine: machine(), load_average_at_end: loadAverage(), ...serverArgs, ...body }, null, 2)}\n`);
   return fileURLToPath(url);

@@ -78,5 +78,5 @@ console.table({
 });
 console.log(`state carried by continue-as-new at the limit (${maxMemoriesPerOwner} × ${maxMemoryLength} characters): ${results.carried_state_bytes_at_limit} bytes`);
 console.log(`history events of the store after ${maxMemoriesPerOwner + 2} writes: ${results.history_events_after_writes}`);
-await mkdir(new URL('./results', import.meta.url), { recursive: true });
+await mkdir(new URL('./results/', import.meta.url), { recursive: true });
 await writeFile(new URL('./results/memory-store.json', import.meta.url), `${JSON.stringify({ date: new Date().toISOString(), ...results }, null, 2)}\n`);

@@ -6,7 +6,7 @@ import { legacySessionWorkflowType, previousSessionWorkflowType, sessionWorkflow
 import { memoryStoreWorkflowType } from '../../src/shared/tools/memory.js';
 import { workflowBundle } from '../support/time-skipping.js';
 
-const historiesDir = fileURLToPath(new URL('../histories', import.meta.url));
+const historiesDir = fileURLToPath(new URL('../histories/', import.meta.url));
 
 /** Committed histories, one folder per workflow type: `test/histories/<type>/<name>.json`. */
 async function committedHistories() {
