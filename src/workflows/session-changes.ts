@@ -13,6 +13,8 @@ import { patched } from '@temporalio/workflow';
  *   status says that already.
  * A change made from now on gets a new entry in `LaterChange`, and is asked with `patched()` in every type it applies
  * to, only where it applies (so that sub-agents, say, ask nothing for a change that concerns roots).
+ * Behind `continuesAsNewAsNewestType()`, runs of the two older types continue as new as `arborSessionV2`, so those
+ * types end with their sessions' current runs instead of living as long as their trees.
  */
 
 /** Changes `arborSession` was born with. */
@@ -36,8 +38,10 @@ const arborSessionV2Changes = ['continue-as-new-with-queued-messages', 'sub-agen
  *   activation, not from the activation where the `prepareSession` local activity resolves. That activation's time is
  *   not the same live and on replay when a query met the first workflow task (live, the workflow task after it; on
  *   replay, the activity's completion), and the two-second `running` rule could then upsert on replay only.
+ * - `continue-as-new-as-arborSessionV2`: a `sessionWorkflow` or `arborSession` run continues as new as
+ *   `arborSessionV2` (see `continuesAsNewAsNewestType()`).
  */
-type LaterChange = 'first-turn-clock-starts-with-session';
+type LaterChange = 'first-turn-clock-starts-with-session' | 'continue-as-new-as-arborSessionV2';
 
 export type SessionChange = (typeof arborSessionChanges)[number] | (typeof arborSessionV2Changes)[number] | LaterChange;
 
@@ -74,4 +78,31 @@ export function closedStatusLeftToTemporal(): boolean {
 /** Whether the session takes the changed branch: always where its type has it built in; elsewhere, as Temporal recorded. */
 export function hasChange(change: SessionChange): boolean {
   return builtInBy[generation].has(change) || patched(change);
+}
+
+/**
+ * Whether this run, of `sessionWorkflow` or `arborSession`, continues as new as `arborSessionV2`. Asked only as such a
+ * run continues as new. The next run then has every change built in, whatever this run or its session's earlier runs
+ * took, and that is safe for each of them because none leaves carried state that a run without it cannot read:
+ * - `status-running-shown-from-tool-rounds`, `turn-takes-bounded-inbox-batch`, `continue-as-new-at-history-length`,
+ *   `sub-agent-limit-counts-starting`, `wait-ends-on-user-messages-only`, `continue-as-new-with-queued-messages`,
+ *   `sub-agents-continue-as-new`, and the two-second `running` rule: choices each run makes afresh, within a turn or
+ *   as it ends one, from nothing carried (the rule times turns from `turnStartedAt`, which a turn sets in its own run).
+ * - `sub-agents-outlive-continue-as-new`, `continue-as-new-with-running-sub-agents`: a run continues as new only once
+ *   `canContinueAsNew()` holds, so every sub-agent still running then was started to outlive the run (ABANDON,
+ *   `outlives_run`) and tells the session's next run when it ends, as it does for a run of its own type. The signal
+ *   and the child records do not depend on the types of parent and child.
+ * - `tell-parent-when-finished`: a sub-agent that hops tells its parent when it ends; every type handles
+ *   `subAgentFinishedSignal`, and a parent that also holds the child's handle (started in its current run, closed
+ *   with it) counts whichever report comes first, once. The child's result reaches that handle across continue-as-new.
+ * - sub-agents given their environment by their parent: a carried run reads its environment from the carried state,
+ *   never from `environment`, and hands its own (the one it runs with) to the sub-agents it starts, which are
+ *   `arborSessionV2` too, since a sub-agent takes its parent's type.
+ * - `first-turn-clock-starts-with-session`: asked only in a session's first run.
+ * - `completed` and `stopped` left to Temporal's execution status: the session is then an `arborSessionV2` in
+ *   visibility as well, and closes as one.
+ * Sub-agents of the older types still running keep their type until they continue as new themselves.
+ */
+export function continuesAsNewAsNewestType(): boolean {
+  return generation < 2 && patched('continue-as-new-as-arborSessionV2');
 }

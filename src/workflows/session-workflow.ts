@@ -5,6 +5,7 @@ import {
   getExternalWorkflowHandle,
   continueAsNew,
   isCancellation,
+  makeContinueAsNewFunc,
   proxyLocalActivities,
   setHandler,
   upsertSearchAttributes,
@@ -32,6 +33,7 @@ import {
   defaultMaxChildren,
   defaultMaxDepth,
   defaultMaxToolRounds,
+  sessionWorkflowType,
   userMessageSchema,
   type SessionInput,
   type SessionResult,
@@ -46,7 +48,7 @@ import { statusReporter } from './session-status.js';
 import { identityAttributes, startedWithIdentity } from './identity-attributes.js';
 import { defaultTitle } from '../shared/titles.js';
 import { defaultOwner } from '../shared/tools/memory.js';
-import { hasBuiltInChanges, hasChange, useBuiltInChanges, type SessionChange } from './session-changes.js';
+import { continuesAsNewAsNewestType, hasBuiltInChanges, hasChange, useBuiltInChanges, type SessionChange } from './session-changes.js';
 import type { SessionWorkflow } from '../shared/workflow-types.js';
 
 const { prepareSession } = proxyLocalActivities<Activities>({ startToCloseTimeout: '10 seconds' });
@@ -63,8 +65,8 @@ export const arborSessionV2 = (async (input) => {
 
 /**
  * The type sessions started as until `arborSessionV2`: still registered so that its running sessions (and their
- * sub-agents, which take their parent's type) go on. It writes `completed` and `stopped` as it closes, and asks the
- * changes made after it began with `patched()`.
+ * sub-agents, which take their parent's type) go on until they continue as new, which they do as `arborSessionV2`.
+ * It writes `completed` and `stopped` as it closes, and asks the changes made after it began with `patched()`.
  */
 export const arborSession = (async (input) => {
   useBuiltInChanges(1);
@@ -73,7 +75,8 @@ export const arborSession = (async (input) => {
 
 /**
  * The type sessions started as until `arborSession`: still registered so that its running sessions (and their
- * sub-agents, which take their parent's type) go on, asking Temporal with `patched()` which changes they have.
+ * sub-agents, which take their parent's type) go on until they continue as new, which they do as `arborSessionV2`,
+ * asking Temporal with `patched()` which changes they have.
  */
 export const sessionWorkflow = (async (input) => {
   return runSession(input);
@@ -147,7 +150,9 @@ async function runSession(input: SessionInput): Promise<SessionResult> {
     runIsLong(input.history_limit) && state.inboxFitsCarry() && hasChange(change) && subAgents.canContinueAsNew();
   const continueAsNewNow = async () => {
     await condition(allHandlersFinished);
-    await continueAsNew<typeof arborSessionV2>({ ...input, instruction: undefined, title: state.identity.title, carried: state.carry() });
+    const next: SessionInput = { ...input, instruction: undefined, title: state.identity.title, carried: state.carry() };
+    if (continuesAsNewAsNewestType()) await makeContinueAsNewFunc<typeof arborSessionV2>({ workflowType: sessionWorkflowType })(next);
+    await continueAsNew<typeof arborSessionV2>(next);
   };
 
   try {

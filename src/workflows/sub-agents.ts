@@ -103,7 +103,8 @@ export class SubAgents {
     this.starting += 1;
     let handle: ChildWorkflowHandle<Workflow>;
     try {
-      // A sub-agent runs its parent's workflow type, so a tree started before arborSession replays unchanged.
+      // A sub-agent runs its parent's workflow type (this run's: arborSessionV2 once an older session has continued as
+      // new), so a tree started before arborSession replays unchanged.
       handle = await startChild(workflowInfo().workflowType, {
         workflowId: id,
         args: [input],

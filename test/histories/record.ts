@@ -3,7 +3,8 @@
  * against today's workflow code, into `test/histories/<workflow type>/`:
  *   npx tsx test/histories/record.ts [name ...]
  * The `sessionWorkflow` and `arborSession` folders hold histories of the types sessions started as before today's:
- * they are never re-recorded, since those types' code must go on replaying them.
+ * they are never re-recorded, since those types' code must go on replaying them. The one exception is what this file
+ * records into them, `continues-as-new-as-v2`: a session of that type whose first run continues as new as today's.
  * Run it only when a workflow change is meant to break running sessions (and then give the workflow a new name or
  * guard the change with patched()): the point of the committed files is that old histories keep replaying.
  */
@@ -14,7 +15,7 @@ import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import { Worker } from '@temporalio/worker';
 import { createActivities } from '../../src/activities/index.js';
 import { SessionHandle } from '../../src/client/session-handle.js';
-import { sessionWorkflowType, type SessionInput } from '../../src/shared/session.js';
+import { legacySessionWorkflowType, previousSessionWorkflowType, sessionWorkflowType, type SessionInput } from '../../src/shared/session.js';
 import { parentSessionIdKey, rootSessionIdKey, statusKey, titleKey } from '../../src/shared/search-attributes.js';
 import { locateBinaryPath } from '../../src/temporal/binaries.js';
 import { workflowSourceWorkerOptions } from '../../src/worker/workflow-code.js';
@@ -49,15 +50,17 @@ const wanted = process.argv.slice(2);
 
 /**
  * With `run: 'first'`, the history written is the session's first run (one that continued as new), not its last;
- * with `of`, that of the workflow `of` names (a sub-agent, say) instead of the session's.
+ * with `of`, that of the workflow `of` names (a sub-agent, say) instead of the session's; with `type`, the session
+ * starts as that workflow type (default today's), and the history goes into its folder.
  */
 async function record(
   name: string,
   model: string,
   input: SessionInput,
   steps: (session: SessionHandle) => Promise<void>,
-  options: { run?: 'first'; of?: (session: SessionHandle) => Promise<string> } = {},
+  options: { run?: 'first'; of?: (session: SessionHandle) => Promise<string>; type?: string } = {},
 ) {
+  const type = options.type ?? sessionWorkflowType;
   if (wanted.length > 0 && !wanted.includes(name)) return;
   const taskQueue = `record-${name}`;
   const worker = await Worker.create({
@@ -71,8 +74,8 @@ async function record(
     }),
   });
   await worker.runUntil(async () => {
-    const workflowId = `history-${name}`;
-    const started = await env.client.workflow.start(sessionWorkflowType, { workflowId, taskQueue, args: [input] });
+    const workflowId = type === sessionWorkflowType ? `history-${name}` : `history-${type}-${name}`;
+    const started = await env.client.workflow.start(type, { workflowId, taskQueue, args: [input] });
     const session = new SessionHandle(workflowId, env.client);
     await steps(session);
     const recordedId = options.of ? await options.of(session) : workflowId;
@@ -80,7 +83,7 @@ async function record(
     await session.result();
     const runId = options.run !== 'first' ? undefined : recordedId === workflowId ? started.firstExecutionRunId : await firstRunId(recordedId);
     const history = await env.client.workflow.getHandle(recordedId, runId).fetchHistory();
-    await writeHistory(sessionWorkflowType, name, historyToJSON(history));
+    await writeHistory(type, name, historyToJSON(history));
   });
 }
 
@@ -237,6 +240,26 @@ try {
     const id = await session.send('Once more.');
     await session.waitUntilIdle({ messageId: id });
   });
+  // A session of an older type, with a sub-agent behind it, talks past history_limit: its first run continues as new
+  // as arborSessionV2 (the change that lets it), and the next run answers a turn more.
+  for (const type of [previousSessionWorkflowType, legacySessionWorkflowType]) {
+    await record(
+      'continues-as-new-as-v2',
+      'demo',
+      { instruction: 'Please delegate the garden plan.', history_limit: 100 },
+      async (session) => {
+        const workflow = env.client.workflow.getHandle(session.id);
+        const firstRun = (await workflow.describe()).runId;
+        await session.waitUntilIdle();
+        for (let bed = 1; (await workflow.describe()).runId === firstRun; bed++) {
+          if (bed > 30) throw new Error('the first run did not continue as new');
+          await session.waitUntilIdle({ messageId: await session.send(`Plan bed ${bed}.`) });
+        }
+        await session.waitUntilIdle({ messageId: await session.send('Plan the last bed.') });
+      },
+      { run: 'first', type },
+    );
+  }
 } finally {
   await env.teardown();
   await fake.stop();

@@ -35,6 +35,14 @@ describe('committed histories', () => {
     }
   });
 
+  it('include, for each older session type, a first run that continues as new as arborSessionV2', async () => {
+    const histories = await committedHistories();
+    for (const type of [previousSessionWorkflowType, legacySessionWorkflowType]) {
+      const hop = histories.find((entry) => entry.workflowId === `${type}/continues-as-new-as-v2.json`);
+      expect(hop?.history.events.at(-1)?.workflowExecutionContinuedAsNewEventAttributes?.workflowType?.name, type).toBe(sessionWorkflowType);
+    }
+  });
+
   it('replay with today’s workflow code without nondeterminism', async () => {
     const histories = await committedHistories();
     const results = [];

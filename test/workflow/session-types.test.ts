@@ -56,6 +56,8 @@ describe('session workflow types', () => {
     const [, { root, child, roles }] = await (runs ??= all());
     expect(workflowTypeOf(root)).toBe('arborSession');
     expect(workflowTypeOf(child)).toBe('arborSession');
+    // No run here continues as new, so neither asks the change that would make its next run an arborSessionV2
+    // (older-types-continue-as-new.test.ts has those).
     expect(markerNames(root)).toEqual(['core_patch', 'core_local_activity']);
     expect(markerNames(child)).toEqual([]);
     expect(roles).toEqual(['user', 'assistant', 'tool', 'assistant']);
