@@ -59,7 +59,11 @@ export default tseslint.config(
         {
           ...replayedZoneImports,
           patterns: [
-            { regex: activitiesImport, allowTypeImports: true, message: 'Activities run on the Node side: import their types only, and call them through proxyActivities.' },
+            {
+              regex: activitiesImport,
+              allowTypeImports: true,
+              message: 'Activities run on the Node side: import their types only, and call them through proxyActivities.',
+            },
             { regex: nodeZoneImport, message: 'Workflow code imports src/shared/ and src/workflows/ only.' },
           ],
         },
@@ -74,7 +78,10 @@ export default tseslint.config(
         {
           ...replayedZoneImports,
           patterns: [
-            ...[workflowsImport, activitiesImport, nodeZoneImport].map((regex) => ({ regex, message: 'src/shared/ is the bottom zone: it imports nothing of the others.' })),
+            ...[workflowsImport, activitiesImport, nodeZoneImport].map((regex) => ({
+              regex,
+              message: 'src/shared/ is the bottom zone: it imports nothing of the others.',
+            })),
           ],
         },
       ],
@@ -88,7 +95,10 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            { regex: workflowsImport, message: 'The Node side does not import workflow code: the types it needs live in src/shared/ (workflow-types.ts).' },
+            {
+              regex: workflowsImport,
+              message: 'The Node side does not import workflow code: the types it needs live in src/shared/ (workflow-types.ts).',
+            },
           ],
         },
       ],

@@ -87,9 +87,16 @@ interface ArborSample {
 // Polling is slow enough not to load the worker being measured: the figures come from the server's history.
 const pollMs = (children: number) => (children <= 10 ? 20 : children <= 100 ? 100 : 500);
 
-async function arborFanOut(children: number, label: string): Promise<ArborSample & { trouble: Awaited<ReturnType<typeof historyTrouble>> }> {
+async function arborFanOut(
+  children: number,
+  label: string,
+): Promise<ArborSample & { trouble: Awaited<ReturnType<typeof historyTrouble>> }> {
   const rootId = `bench-fanout-${label}`;
-  const started = await env.client.workflow.start(sessionWorkflowType, { taskQueue: 'bench-arbor', workflowId: rootId, args: [{ title: 'fan-out', max_children: maxChildren }] });
+  const started = await env.client.workflow.start(sessionWorkflowType, {
+    taskQueue: 'bench-arbor',
+    workflowId: rootId,
+    args: [{ title: 'fan-out', max_children: maxChildren }],
+  });
   const root = new SessionHandle(rootId, env.client);
   await root.waitUntilIdle({ pollIntervalMs: 20 });
   const start = performance.now();
@@ -99,7 +106,11 @@ async function arborFanOut(children: number, label: string): Promise<ArborSample
   let cpu: CpuReading | undefined;
   await waitFor(async () => {
     const snapshot = await root.snapshot();
-    if (!allFinished && snapshot.children.length === children && snapshot.children.every((child) => closedStatuses.includes(child.status))) {
+    if (
+      !allFinished &&
+      snapshot.children.length === children &&
+      snapshot.children.every((child) => closedStatuses.includes(child.status))
+    ) {
       allFinished = performance.now() - start;
       cpu = await meter.read();
     }
@@ -112,7 +123,15 @@ async function arborFanOut(children: number, label: string): Promise<ArborSample
   const trouble = await historyTrouble(env.client, rootId, started.firstExecutionRunId);
   const timeline = await parentTimeline(env.client, rootId, started.firstExecutionRunId, 'userMessage', 'subAgentFinished');
   await env.client.workflow.getHandle(rootId).terminate();
-  return { cpu: cpu!, timeline, all_finished_ms: timeline.last_report_ms, all_finished_seen_ms: allFinished, root_idle_ms: rootIdle, root_turns: snapshot.turn, trouble };
+  return {
+    cpu: cpu!,
+    timeline,
+    all_finished_ms: timeline.last_report_ms,
+    all_finished_seen_ms: allFinished,
+    root_idle_ms: rootIdle,
+    root_turns: snapshot.turn,
+    trouble,
+  };
 }
 
 async function floorFanOut(children: number, label: string) {
@@ -150,8 +169,14 @@ const results = await arborWorker.runUntil(() =>
       }
       const allFinished = summary(arbor.map((sample) => sample.all_finished_ms));
       const floorSummary = summary(floor.map((sample) => sample.ms));
-      const arborCpu = cpuPerUnit(arbor.map((sample) => sample.cpu), step.children);
-      const floorCpu = cpuPerUnit(floor.map((sample) => sample.cpu), step.children);
+      const arborCpu = cpuPerUnit(
+        arbor.map((sample) => sample.cpu),
+        step.children,
+      );
+      const floorCpu = cpuPerUnit(
+        floor.map((sample) => sample.cpu),
+        step.children,
+      );
       out.push({
         children: step.children,
         samples: step.samples,
@@ -164,7 +189,10 @@ const results = await arborWorker.runUntil(() =>
         ratio_p50: ratio(allFinished.p50, floorSummary.p50),
         worker_cpu_ms_per_child: { arbor: arborCpu.worker, floor: floorCpu.worker },
         server_cpu_ms_per_child: { arbor: arborCpu.server, floor: floorCpu.server },
-        ms_per_child: { arbor: Math.round((allFinished.p50 / step.children) * 100) / 100, floor: Math.round((floorSummary.p50 / step.children) * 100) / 100 },
+        ms_per_child: {
+          arbor: Math.round((allFinished.p50 / step.children) * 100) / 100,
+          floor: Math.round((floorSummary.p50 / step.children) * 100) / 100,
+        },
         root_history: trouble,
         timelines: { arbor: arbor.map((sample) => sample.timeline), floor: floor.map((sample) => sample.timeline) },
       });
@@ -201,7 +229,8 @@ for (const row of results) {
       `server CPU ${row.server_cpu_ms_per_child.arbor} ms per sub-agent, floor ${row.server_cpu_ms_per_child.floor} ms`,
   );
 }
-for (const row of results) console.log(`B4 fan-out of ${row.children}, root timelines (ms from the message): ${JSON.stringify(row.timelines)}`);
+for (const row of results)
+  console.log(`B4 fan-out of ${row.children}, root timelines (ms from the message): ${JSON.stringify(row.timelines)}`);
 const file = await writeResults(resultName('fan-out', args.server, args.searchAttributes), {
   benchmark: 'B4 async fan-out',
   server: args.server,

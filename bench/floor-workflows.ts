@@ -55,7 +55,10 @@ interface FloorToolActivities {
 }
 // The same activity options as Arbor's memory and web tools.
 const memoryTools = proxyActivities<FloorToolActivities>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 5 } });
-const webTools = proxyActivities<FloorToolActivities>({ startToCloseTimeout: '2 minutes', retry: { initialInterval: '2 seconds', maximumAttempts: 3 } });
+const webTools = proxyActivities<FloorToolActivities>({
+  startToCloseTimeout: '2 minutes',
+  retry: { initialInterval: '2 seconds', maximumAttempts: 3 },
+});
 
 export interface BareToolTurnInput {
   /** Continue as new after a turn once the history is this long, as an Arbor session does. */
@@ -80,7 +83,9 @@ export async function bareToolTurnWorkflow(input: BareToolTurnInput): Promise<vo
     if (turn.calls.length > 0) {
       const results = await Promise.all(
         turn.calls.map((args) =>
-          turn.tool === 'searchMemory' ? memoryTools.readMemory({ owner: turn.owner, request: { op: 'search', args } }) : webTools.fetchWebPage(args),
+          turn.tool === 'searchMemory'
+            ? memoryTools.readMemory({ owner: turn.owner, request: { op: 'search', args } })
+            : webTools.fetchWebPage(args),
         ),
       );
       await bareModelCall(`${turn.text}\n${JSON.stringify(results)}`);

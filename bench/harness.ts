@@ -12,7 +12,14 @@ import { parseArgs } from 'node:util';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import proto from '@temporalio/proto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type WorkerOptions, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import {
+  bundleWorkflowCode,
+  DefaultLogger,
+  Runtime,
+  Worker,
+  type WorkerOptions,
+  type WorkflowBundleWithSourceMap,
+} from '@temporalio/worker';
 import OpenAI from 'openai';
 import { Context } from '@temporalio/activity';
 import { createActivities, type ActivityDependencies } from '../src/activities/index.js';
@@ -123,7 +130,10 @@ export async function cpuMeter(): Promise<{ read(): Promise<CpuReading> }> {
     async read() {
       const used = process.cpuUsage(worker);
       const serverNow = await childProcessesCpuMs();
-      return { worker_ms: (used.user + used.system) / 1000, server_ms: server === undefined || serverNow === undefined ? undefined : serverNow - server };
+      return {
+        worker_ms: (used.user + used.system) / 1000,
+        server_ms: server === undefined || serverNow === undefined ? undefined : serverNow - server,
+      };
     },
   };
 }
@@ -132,7 +142,10 @@ export async function cpuMeter(): Promise<{ read(): Promise<CpuReading> }> {
 export function cpuPerUnit(readings: CpuReading[], units: number): { worker: number; server: number | null } {
   const mean = (values: number[]) => Math.round((values.reduce((sum, value) => sum + value, 0) / values.length / units) * 100) / 100;
   const server = readings.map((reading) => reading.server_ms);
-  return { worker: mean(readings.map((reading) => reading.worker_ms)), server: server.every((ms) => ms !== undefined) ? mean(server as number[]) : null };
+  return {
+    worker: mean(readings.map((reading) => reading.worker_ms)),
+    server: server.every((ms) => ms !== undefined) ? mean(server as number[]) : null,
+  };
 }
 
 /** The time-skipping test server (Temporal's Java test server), for work that spans long durable timers. */
@@ -199,7 +212,13 @@ export async function createArborBenchWorker(
     connection: env.nativeConnection,
     taskQueue,
     workflowBundle: await arborWorkflowBundle(),
-    activities: createActivities({ client: env.client, model: model.settings, search: { engines: [] }, ...searchAttributes, ...options.activities }),
+    activities: createActivities({
+      client: env.client,
+      model: model.settings,
+      search: { engines: [] },
+      ...searchAttributes,
+      ...options.activities,
+    }),
     ...options.worker,
   });
 }
@@ -227,7 +246,11 @@ export function conversationalModelActivities(model: FakeModel) {
       const conversation = conversations.get(runId) ?? [];
       conversations.set(runId, conversation);
       conversation.push({ role: 'user', content: text });
-      const reply = await model.openai.chat.completions.create({ model: 'bench', messages: [{ role: 'system', content: defaultSystemPrompt }, ...conversation], tools });
+      const reply = await model.openai.chat.completions.create({
+        model: 'bench',
+        messages: [{ role: 'system', content: defaultSystemPrompt }, ...conversation],
+        tools,
+      });
       const content = reply.choices[0]?.message.content ?? '';
       conversation.push({ role: 'assistant', content });
       return content;
@@ -242,7 +265,13 @@ export async function createFloorWorker(
   activities: object,
   options: Partial<WorkerOptions> = {},
 ): Promise<Worker> {
-  return Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await floorWorkflowBundle(), activities, ...options });
+  return Worker.create({
+    connection: env.nativeConnection,
+    taskQueue,
+    workflowBundle: await floorWorkflowBundle(),
+    activities,
+    ...options,
+  });
 }
 
 /** Polls `predicate` every `intervalMs` until it holds; fails after `timeoutMs`. */
@@ -310,7 +339,10 @@ export async function writeResults(name: string, body: Record<string, unknown>):
   const url = new URL(`./results/${name}.json`, import.meta.url);
   await mkdir(new URL('./results/', import.meta.url), { recursive: true });
   const serverArgs = process.env.BENCH_SERVER_ARGS ? { server_args: process.env.BENCH_SERVER_ARGS } : {};
-  await writeFile(url, `${JSON.stringify({ date: new Date().toISOString(), machine: machine(), load_average_at_end: loadAverage(), ...serverArgs, ...body }, null, 2)}\n`);
+  await writeFile(
+    url,
+    `${JSON.stringify({ date: new Date().toISOString(), machine: machine(), load_average_at_end: loadAverage(), ...serverArgs, ...body }, null, 2)}\n`,
+  );
   return fileURLToPath(url);
 }
 
@@ -351,7 +383,9 @@ export async function historyTrouble(client: Client, workflowId: string, firstRu
     trouble.runs += 1;
     trouble.events += events.length;
     trouble.activity_retries += events.filter((event) => (event.activityTaskStartedEventAttributes?.attempt ?? 1) > 1).length;
-    trouble.activity_failures += events.filter((event) => event.activityTaskFailedEventAttributes || event.activityTaskTimedOutEventAttributes).length;
+    trouble.activity_failures += events.filter(
+      (event) => event.activityTaskFailedEventAttributes || event.activityTaskTimedOutEventAttributes,
+    ).length;
     trouble.workflow_task_failures += events.filter((event) => event.workflowTaskFailedEventAttributes).length;
     for (const event of events) {
       const failed = event.workflowTaskFailedEventAttributes;
@@ -382,7 +416,12 @@ export interface TurnInHistory {
  * event to the last completed workflow task before the next such signal. Unlike a client polling a query, this sees
  * only the workflow's own progress. A turn that continued as new ends with the new run's first workflow task.
  */
-export async function turnTimesInHistory(client: Client, workflowId: string, firstRunId: string, signalName: string): Promise<TurnInHistory[]> {
+export async function turnTimesInHistory(
+  client: Client,
+  workflowId: string,
+  firstRunId: string,
+  signalName: string,
+): Promise<TurnInHistory[]> {
   const turns: TurnInHistory[] = [];
   let signalAt: number | undefined;
   let signalRun = 0;
@@ -444,5 +483,9 @@ export async function parentTimeline(client: Client, workflowId: string, firstRu
     }
   }
   if (origin === undefined || lastReport === 0) throw new Error(`no ${from} then ${report} signals in the history of ${workflowId}`);
-  return { last_child_started_ms: Math.round(lastChildStarted), last_report_ms: lastReport, slowest_workflow_task_ms: Math.round(slowestTask) };
+  return {
+    last_child_started_ms: Math.round(lastChildStarted),
+    last_report_ms: lastReport,
+    slowest_workflow_task_ms: Math.round(slowestTask),
+  };
 }

@@ -50,7 +50,10 @@ const worker = await Worker.create({
   // heapUsed after a full GC counts them exactly.
   debugMode: mode === 'main-thread',
   ...(arbor
-    ? { workflowBundle: await arborWorkflowBundle(), activities: createActivities({ client, model: model.settings, search: { engines: [] } }) }
+    ? {
+        workflowBundle: await arborWorkflowBundle(),
+        activities: createActivities({ client, model: model.settings, search: { engines: [] } }),
+      }
     : { workflowBundle: await floorWorkflowBundle(), activities: bareModelActivities(model) }),
 });
 
@@ -62,7 +65,11 @@ async function startAll(first: number, howMany: number): Promise<void> {
     await Promise.all(
       batch.map(async (workflowId) => {
         if (arbor) {
-          await client.workflow.start(sessionWorkflowType, { taskQueue, workflowId, args: [{ instruction: `hello from ${workflowId}`, title: 'idle' }] });
+          await client.workflow.start(sessionWorkflowType, {
+            taskQueue,
+            workflowId,
+            args: [{ instruction: `hello from ${workflowId}`, title: 'idle' }],
+          });
         } else {
           const handle = await client.workflow.start('bareTurnWorkflow', { taskQueue, workflowId });
           await handle.signal(bareMessageSignal, `hello from ${workflowId}`);
@@ -77,9 +84,10 @@ async function untilIdle(workflowId: string): Promise<void> {
   const handle = client.workflow.getHandle(workflowId);
   for (;;) {
     // A query can time out while the worker is busy with new workflows; ask again.
-    const done = await (arbor
-      ? handle.query(snapshotQuery).then((snapshot) => snapshot.turn === 1 && snapshot.status === 'idle')
-      : handle.query(bareTurnsQuery).then((turns) => turns === 1)
+    const done = await (
+      arbor
+        ? handle.query(snapshotQuery).then((snapshot) => snapshot.turn === 1 && snapshot.status === 'idle')
+        : handle.query(bareTurnsQuery).then((turns) => turns === 1)
     ).catch(() => false);
     if (done) return;
     await delay(200);

@@ -36,7 +36,9 @@ interface Measurement {
 
 function measure(address: string, kind: Kind, mode: 'threads' | 'main-thread', count: number): Promise<Measurement> {
   const script = fileURLToPath(new URL('./idle-memory-worker.ts', import.meta.url));
-  const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', script, address, kind, String(count), mode], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', script, address, kind, String(count), mode], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let out = '';
   child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
   return new Promise((resolve, reject) => {
@@ -57,7 +59,9 @@ try {
     const kinds: Kind[] = mode === 'threads' ? ['arbor', 'bare'] : ['arbor', 'arbor-tools', 'bare'];
     for (const kind of kinds) {
       const result = await measure(server.env.address, kind, mode, mode === 'threads' ? count : heapCount);
-      console.log(`${kind} (${mode}): ${JSON.stringify(result.bytes_per_session)} bytes per session, ${result.cached_workflows} cached, ${result.seconds_to_start} s to run ${result.count}`);
+      console.log(
+        `${kind} (${mode}): ${JSON.stringify(result.bytes_per_session)} bytes per session, ${result.cached_workflows} cached, ${result.seconds_to_start} s to run ${result.count}`,
+      );
       measurements.push(result);
     }
   }

@@ -47,7 +47,14 @@ const model = await startFakeModel((request) => {
   const loop = /^loop (\d+) /.exec(firstUserText(request));
   const last = lastMessage(request);
   if (loop && last?.role === 'user' && last.content === firstUserText(request)) {
-    return { toolCalls: [{ name: 'createLoop', arguments: JSON.stringify({ prompt: 'Tick', interval_seconds: intervalSeconds, max_turns: Number(loop[1]) }) }] };
+    return {
+      toolCalls: [
+        {
+          name: 'createLoop',
+          arguments: JSON.stringify({ prompt: 'Tick', interval_seconds: intervalSeconds, max_turns: Number(loop[1]) }),
+        },
+      ],
+    };
   }
   if (loop && last?.role === 'tool') return { content: 'Created.' };
   return { content: 'tick' };
@@ -87,7 +94,9 @@ async function runLengths(client: Client, workflowId: string, firstRunId: string
 const throughput = (seconds: number[]) => seconds.map((s) => round(block / s, 1));
 
 // Arbor. The time-skipping server has no custom search attributes; the loop interval is Arbor's default minimum.
-const arborWorker = await createArborBenchWorker(env, model, 'bench-arbor', { activities: { searchAttributes: false, loopLimits: { min_interval_seconds: intervalSeconds } } });
+const arborWorker = await createArborBenchWorker(env, model, 'bench-arbor', {
+  activities: { searchAttributes: false, loopLimits: { min_interval_seconds: intervalSeconds } },
+});
 const arborPart = await arborWorker.runUntil(async () => {
   const sessionId = `bench-loop-${Date.now()}`;
   const started = await env.client.workflow.start(sessionWorkflowType, {
@@ -100,7 +109,10 @@ const arborPart = await arborWorker.runUntil(async () => {
   const arbor = await followFirings(firings, async () => (await session.snapshot()).loops[0]?.firings ?? 0);
   const snapshot = await session.waitUntilIdle({ timeoutMs: 120_000 });
   const arborRuns = await runLengths(env.client, sessionId, started.firstExecutionRunId);
-  await env.client.workflow.getHandle(sessionId).terminate().catch(() => undefined);
+  await env.client.workflow
+    .getHandle(sessionId)
+    .terminate()
+    .catch(() => undefined);
   return { arbor, arborRuns, loop: snapshot.loops[0], turns: snapshot.turn };
 });
 await env.teardown();
@@ -126,10 +138,15 @@ const lastOverFirst = ratio(arborRate.at(-1)!, arborRate[0]!);
 const maxEvents = Math.max(...results.arborRuns);
 console.table(
   Object.fromEntries(
-    arborRate.map((rate, index) => [`firings ${index * block + 1}-${(index + 1) * block}`, { 'Arbor firings/s': rate, 'floor firings/s': floorRate[index] ?? '' }]),
+    arborRate.map((rate, index) => [
+      `firings ${index * block + 1}-${(index + 1) * block}`,
+      { 'Arbor firings/s': rate, 'floor firings/s': floorRate[index] ?? '' },
+    ]),
   ),
 );
-console.log(`loop: ${JSON.stringify({ firings: results.loop?.firings, status: results.loop?.status, reason: results.loop?.reason })}, session turns ${results.turns}`);
+console.log(
+  `loop: ${JSON.stringify({ firings: results.loop?.firings, status: results.loop?.status, reason: results.loop?.reason })}, session turns ${results.turns}`,
+);
 console.log(`Arbor runs: ${results.arborRuns.length}, events per run ${JSON.stringify(results.arborRuns)}`);
 console.log(`floor runs: ${results.floorRuns.length}, events per run ${JSON.stringify(results.floorRuns)}`);
 console.log(

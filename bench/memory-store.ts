@@ -16,7 +16,10 @@ import { percentiles } from './stats.js';
 
 Runtime.install({ logger: new DefaultLogger('WARN') });
 
-const words = 'deploy region invoice billing coffee tea llama garden river python rust temporal worker session memory search ranking owner team friday release'.split(' ');
+const words =
+  'deploy region invoice billing coffee tea llama garden river python rust temporal worker session memory search ranking owner team friday release'.split(
+    ' ',
+  );
 const sentence = (i: number, length: number) => {
   const out: string[] = [];
   for (let k = 0; out.join(' ').length < length; k++) out.push(words[(i * 7 + k * 13) % words.length]!);
@@ -30,7 +33,9 @@ async function time<T>(samples: number[], work: () => Promise<T>): Promise<T> {
   return result;
 }
 
-const env = await TestWorkflowEnvironment.createLocal({ server: { executable: { type: 'existing-path', path: await locateBinaryPath('cli') } } });
+const env = await TestWorkflowEnvironment.createLocal({
+  server: { executable: { type: 'existing-path', path: await locateBinaryPath('cli') } },
+});
 const taskQueue = 'bench-memory';
 const worker = await Worker.create({
   connection: env.nativeConnection,
@@ -44,20 +49,30 @@ const results = await worker.runUntil(async () => {
   await memories.save('warm-up');
   await memories.delete('mem-1');
   const writes: number[] = [];
-  for (let i = 0; i < maxMemoriesPerOwner; i++) await time(writes, () => memories.save(sentence(i, 400), { tags: [words[i % words.length]!] }));
+  for (let i = 0; i < maxMemoriesPerOwner; i++)
+    await time(writes, () => memories.save(sentence(i, 400), { tags: [words[i % words.length]!] }));
   const searches: number[] = [];
   for (let i = 0; i < 200; i++) await time(searches, () => memories.search(`${words[i % words.length]} ${words[(i * 3) % words.length]}`));
   const lists: number[] = [];
   for (let i = 0; i < 100; i++) await time(lists, () => memories.list({ limit: 20 }));
 
   const local = new MemoryStore(() => new Date());
-  for (let i = 0; i < maxMemoriesPerOwner; i++) local.write({ op: 'save', session_id: 's', args: { content: sentence(i, 400), tags: [words[i % words.length]!] } });
+  for (let i = 0; i < maxMemoriesPerOwner; i++)
+    local.write({ op: 'save', session_id: 's', args: { content: sentence(i, 400), tags: [words[i % words.length]!] } });
   const inProcess: number[] = [];
   local.read({ op: 'search', args: { query: 'warm', limit: 5 } });
-  for (let i = 0; i < 200; i++) await time(inProcess, async () => local.read({ op: 'search', args: { query: `${words[i % words.length]} ${words[(i * 3) % words.length]}`, limit: 5 } }));
+  for (let i = 0; i < 200; i++)
+    await time(inProcess, async () =>
+      local.read({ op: 'search', args: { query: `${words[i % words.length]} ${words[(i * 3) % words.length]}`, limit: 5 } }),
+    );
 
   const full = new MemoryStore(() => new Date());
-  for (let i = 0; i < maxMemoriesPerOwner; i++) full.write({ op: 'save', session_id: 'a1b2c3d4-0000-0000-0000-000000000000', args: { content: 'x'.repeat(maxMemoryLength), tags: ['t1', 't2', 't3'] } });
+  for (let i = 0; i < maxMemoriesPerOwner; i++)
+    full.write({
+      op: 'save',
+      session_id: 'a1b2c3d4-0000-0000-0000-000000000000',
+      args: { content: 'x'.repeat(maxMemoryLength), tags: ['t1', 't2', 't3'] },
+    });
   const history = await env.client.workflow.getHandle('arbor-memory-bench').fetchHistory();
   return {
     write_ms: percentiles(writes),
@@ -76,7 +91,12 @@ console.table({
   list: results.list_ms,
   'search, in process (no Temporal)': results.search_in_process_ms,
 });
-console.log(`state carried by continue-as-new at the limit (${maxMemoriesPerOwner} × ${maxMemoryLength} characters): ${results.carried_state_bytes_at_limit} bytes`);
+console.log(
+  `state carried by continue-as-new at the limit (${maxMemoriesPerOwner} × ${maxMemoryLength} characters): ${results.carried_state_bytes_at_limit} bytes`,
+);
 console.log(`history events of the store after ${maxMemoriesPerOwner + 2} writes: ${results.history_events_after_writes}`);
 await mkdir(new URL('./results/', import.meta.url), { recursive: true });
-await writeFile(new URL('./results/memory-store.json', import.meta.url), `${JSON.stringify({ date: new Date().toISOString(), ...results }, null, 2)}\n`);
+await writeFile(
+  new URL('./results/memory-store.json', import.meta.url),
+  `${JSON.stringify({ date: new Date().toISOString(), ...results }, null, 2)}\n`,
+);

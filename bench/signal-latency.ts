@@ -57,7 +57,11 @@ async function measure() {
   }
 
   const sessionId = `bench-signal-${Date.now()}`;
-  const started = await env.client.workflow.start(sessionWorkflowType, { taskQueue: 'bench-arbor', workflowId: sessionId, args: [{ title: 'bench' }] });
+  const started = await env.client.workflow.start(sessionWorkflowType, {
+    taskQueue: 'bench-arbor',
+    workflowId: sessionId,
+    args: [{ title: 'bench' }],
+  });
   const session = new SessionHandle(sessionId, env.client);
   const bare = await env.client.workflow.start('bareTurnWorkflow', { taskQueue: 'bench-bare', workflowId: `bare-signal-${Date.now()}` });
   const arbor: number[] = [];
@@ -98,7 +102,9 @@ const floor = percentiles(measured.floor);
 console.table({ 'Arbor session': arbor, 'bare workflow floor': floor, 'in process, no Temporal': percentiles(measured.inProcess) });
 const ratios = { p50: ratio(arbor.p50, floor.p50), p95: ratio(arbor.p95, floor.p95), p99: ratio(arbor.p99, floor.p99) };
 const tail = ratio(arbor.p99, arbor.p50);
-console.log(`B3 signal to model call, ratio to the floor: p50 ${ratios.p50}x, p95 ${ratios.p95}x, p99 ${ratios.p99}x (target 1.2x: ${verdict(ratios.p50 <= 1.2)})`);
+console.log(
+  `B3 signal to model call, ratio to the floor: p50 ${ratios.p50}x, p95 ${ratios.p95}x, p99 ${ratios.p99}x (target 1.2x: ${verdict(ratios.p50 <= 1.2)})`,
+);
 console.log(`B3 Arbor p99 / p50: ${tail} (target at most 3: ${verdict(tail <= 3)}); floor p99 / p50: ${ratio(floor.p99, floor.p50)}`);
 console.log(`history trouble (retries, failed or timed-out tasks): ${JSON.stringify(measured.trouble)}`);
 const file = await writeResults(resultName('signal-latency', args.server, args.searchAttributes), {

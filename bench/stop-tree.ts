@@ -55,7 +55,12 @@ const model = await startFakeModel((request) => {
     return {
       toolCalls: Array.from({ length: widthHere }, (_, index) => ({
         name: 'subAgent',
-        arguments: JSON.stringify({ title: `level ${tag.split('.').length} #${index}`, instruction: `node ${below.join(',')} ${tag}.${index}`, mode: 'async', tools: ['subAgent', 'wait'] }),
+        arguments: JSON.stringify({
+          title: `level ${tag.split('.').length} #${index}`,
+          instruction: `node ${below.join(',')} ${tag}.${index}`,
+          mode: 'async',
+          tools: ['subAgent', 'wait'],
+        }),
       })),
     };
   }
@@ -69,7 +74,8 @@ const arborWorker = await createArborBenchWorker(env, model, 'bench-arbor', {
 });
 const floorWorker = await createFloorWorker(env, 'bench-bare', bareModelActivities(model), { maxCachedWorkflows: 2_000 });
 
-const treeSize = (fanout: number[]) => fanout.reduce((sum, _, depth) => sum + fanout.slice(0, depth + 1).reduce((product, w) => product * w, 1), 1);
+const treeSize = (fanout: number[]) =>
+  fanout.reduce((sum, _, depth) => sum + fanout.slice(0, depth + 1).reduce((product, w) => product * w, 1), 1);
 
 /** Every session below the root, found through the children each records, with its snapshot. */
 async function arborTree(client: Client, rootId: string): Promise<SessionSnapshot[]> {
@@ -96,7 +102,8 @@ async function arborStop(fanout: number[], label: string) {
   await waitFor(async () => {
     members = await arborTree(env.client, rootId);
     const ended = members.find((member) => closedStatuses.includes(member.status));
-    if (ended) throw new Error(`session ${ended.session_id} of the tree ended (${ended.status}: ${ended.last_message?.content}) before the stop`);
+    if (ended)
+      throw new Error(`session ${ended.session_id} of the tree ended (${ended.status}: ${ended.last_message?.content}) before the stop`);
     if (members.length !== expected) return false;
     return members.every((member) => (member.depth === fanout.length ? member.waiting !== null : member.status === 'idle'));
   }, 250);
@@ -111,7 +118,16 @@ async function arborStop(fanout: number[], label: string) {
   const orphans = await stillRunning(env.client, ids);
   const rootClosed = (await env.client.workflow.getHandle(rootId).describe()).closeTime?.getTime() ?? NaN;
   const cancellation = await cancellationSpanInHistory(env.client, rootId);
-  return { sessions: ids.length, build_ms: buildMs, stop_ms: stopMs, cancel_ms: rootClosed - startedAt, cancellation_ms: cancellation, total_stopped: stopped.total_stopped, orphans: orphans.length, cpu };
+  return {
+    sessions: ids.length,
+    build_ms: buildMs,
+    stop_ms: stopMs,
+    cancel_ms: rootClosed - startedAt,
+    cancellation_ms: cancellation,
+    total_stopped: stopped.total_stopped,
+    orphans: orphans.length,
+    cpu,
+  };
 }
 
 /** The ids of a bare tree: the root, then each child as `<parent>.<index>`. */
@@ -191,8 +207,14 @@ const results = await arborWorker.runUntil(() =>
         arbor_orphans: arbor.reduce((sum, sample) => sum + sample.orphans, 0),
         floor_orphans: floor.reduce((sum, sample) => sum + sample.orphans, 0),
         cpu_ms_per_session: {
-          arbor: cpuPerUnit(arbor.map((sample) => sample.cpu), treeSize(shape.fanout)),
-          floor: cpuPerUnit(floor.map((sample) => sample.cpu), treeSize(shape.fanout)),
+          arbor: cpuPerUnit(
+            arbor.map((sample) => sample.cpu),
+            treeSize(shape.fanout),
+          ),
+          floor: cpuPerUnit(
+            floor.map((sample) => sample.cpu),
+            treeSize(shape.fanout),
+          ),
         },
         arbor_build_ms: summary(arbor.map((sample) => sample.build_ms)),
         floor_build_ms: summary(floor.map((sample) => sample.build_ms)),

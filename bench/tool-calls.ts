@@ -76,7 +76,9 @@ await new Promise<void>((resolve) => pages.listen(0, '127.0.0.1', resolve));
 const pageBase = `http://127.0.0.1:${(pages.address() as AddressInfo).port}`;
 let pageCounter = 0;
 const callArgs = (tool: Tool): Record<string, unknown> =>
-  tool === 'searchMemory' ? { query: 'coffee deploy', limit: 5 } : { url: `${pageBase}/page?n=${++pageCounter}`, prompt: 'What is the answer?' };
+  tool === 'searchMemory'
+    ? { query: 'coffee deploy', limit: 5 }
+    : { url: `${pageBase}/page?n=${++pageCounter}`, prompt: 'What is the answer?' };
 
 const model = await startFakeModel((request) => {
   // Arbor's requests carry tool specs: a user message "<tool> <k> ..." gets k calls of the tool; anything else, an answer.
@@ -91,7 +93,10 @@ const model = await startFakeModel((request) => {
 const server = await startDevServer(args.server);
 const { env } = server;
 const fetchAllow = parseAllowList('127.0.0.1');
-const arborWorker = await createArborBenchWorker(env, model, 'bench-arbor', { activities: { fetchAllow }, searchAttributes: args.searchAttributes });
+const arborWorker = await createArborBenchWorker(env, model, 'bench-arbor', {
+  activities: { fetchAllow },
+  searchAttributes: args.searchAttributes,
+});
 // BENCH_FLOOR_CONVERSATION=1: the floor's model calls carry a conversation and tool specs as a session's do.
 const floorSendsConversation = process.env.BENCH_FLOOR_CONVERSATION === '1';
 const floorWorker = await createFloorWorker(env, 'bench-bare', {
@@ -104,10 +109,15 @@ const measured = await arborWorker.runUntil(() => floorWorker.runUntil(measure))
 async function measure() {
   // The owner's memory workflow, with a few memories, so each search is a real one.
   const memories = new MemoryHandle(owner, env.client, 'bench-arbor');
-  for (const text of ['coffee at nine', 'deploy on fridays is forbidden', 'tea for the team', 'coffee beans from Kenya']) await memories.save(text);
+  for (const text of ['coffee at nine', 'deploy on fridays is forbidden', 'tea for the team', 'coffee beans from Kenya'])
+    await memories.save(text);
 
   const sessionId = `bench-tools-${Date.now()}`;
-  const started = await env.client.workflow.start(sessionWorkflowType, { taskQueue: 'bench-arbor', workflowId: sessionId, args: [{ title: 'bench', owner, history_limit: historyLimit }] });
+  const started = await env.client.workflow.start(sessionWorkflowType, {
+    taskQueue: 'bench-arbor',
+    workflowId: sessionId,
+    args: [{ title: 'bench', owner, history_limit: historyLimit }],
+  });
   const session = new SessionHandle(sessionId, env.client);
   const bare = await env.client.workflow.start('bareToolTurnWorkflow', {
     taskQueue: 'bench-bare',
@@ -160,7 +170,13 @@ async function measure() {
   const floorHistory = byKind(await turnTimesInHistory(env.client, bare.workflowId, bare.firstExecutionRunId, 'bareToolTurn'));
   await bare.terminate();
   await env.client.workflow.getHandle(sessionId).terminate();
-  return { client: { arbor, floor }, history: { arbor: arborHistory, floor: floorHistory }, toolCalls: toolCalls.length, toolErrors, trouble };
+  return {
+    client: { arbor, floor },
+    history: { arbor: arborHistory, floor: floorHistory },
+    toolCalls: toolCalls.length,
+    toolErrors,
+    trouble,
+  };
 }
 await server.teardown();
 await model.fake.stop();
@@ -177,7 +193,12 @@ function kindFigures(arbor: number[][], floor: number[][]) {
       ...kind,
       turn_ms: turn,
       turn_ratio: { p50: ratio(turn.arbor.p50, turn.floor.p50), p99: ratio(turn.arbor.p99, turn.floor.p99) },
-      ...(added ? { added_to_turn_without_tools_ms: added, added_ratio: { p50: ratio(added.arbor.p50, added.floor.p50), p99: ratio(added.arbor.p99, added.floor.p99) } } : {}),
+      ...(added
+        ? {
+            added_to_turn_without_tools_ms: added,
+            added_ratio: { p50: ratio(added.arbor.p50, added.floor.p50), p99: ratio(added.arbor.p99, added.floor.p99) },
+          }
+        : {}),
     };
   });
 }
@@ -192,7 +213,10 @@ const withoutContinueAsNew = (turns: TurnInHistory[][], index: number) =>
   turns[index]!.flatMap((turn, i) => (turn.continuedAsNew || turns[0]![i]!.continuedAsNew ? [] : [turn.ms - turns[0]![i]!.ms]));
 const continueAsNewFigures = kinds.slice(1).map((kind, offset) => {
   const index = offset + 1;
-  const added = { arbor: percentiles(withoutContinueAsNew(measured.history.arbor, index)), floor: percentiles(withoutContinueAsNew(measured.history.floor, index)) };
+  const added = {
+    arbor: percentiles(withoutContinueAsNew(measured.history.arbor, index)),
+    floor: percentiles(withoutContinueAsNew(measured.history.floor, index)),
+  };
   return {
     label: kind.label,
     turns_continued_as_new: {
@@ -234,10 +258,15 @@ const concurrency = Object.fromEntries(
     .filter((figure) => figure.tool === 'webFetch' && figure.calls > 1)
     .map((figure) => [
       `${figure.calls} calls`,
-      { arbor: ratio(figure.added_to_turn_without_tools_ms!.arbor.p50, webOne.arbor.p50), floor: ratio(figure.added_to_turn_without_tools_ms!.floor.p50, webOne.floor.p50) },
+      {
+        arbor: ratio(figure.added_to_turn_without_tools_ms!.arbor.p50, webOne.arbor.p50),
+        floor: ratio(figure.added_to_turn_without_tools_ms!.floor.p50, webOne.floor.p50),
+      },
     ]),
 );
-console.log(`B2 concurrency (a round of N webFetch calls over a round of one, at p50; 1 = concurrent, N = serial): ${JSON.stringify(concurrency)}`);
+console.log(
+  `B2 concurrency (a round of N webFetch calls over a round of one, at p50; 1 = concurrent, N = serial): ${JSON.stringify(concurrency)}`,
+);
 for (const figure of continueAsNewFigures) {
   const { arbor, floor } = figure.turns_continued_as_new;
   console.log(
@@ -246,23 +275,27 @@ for (const figure of continueAsNewFigures) {
   );
 }
 console.log(`history trouble (retries, failed or timed-out tasks): ${JSON.stringify(measured.trouble)}`);
-if (measured.toolErrors.length > 0) console.log(`warning: ${measured.toolErrors.length} of ${measured.toolCalls} tool calls failed, e.g. ${measured.toolErrors[0]}`);
-const file = await writeResults(`${resultName('tool-calls', args.server, args.searchAttributes)}${floorSendsConversation ? '.floor-conversation' : ''}`, {
-  benchmark: 'B2 tool calls',
-  server: args.server,
-  search_attributes: args.searchAttributes,
-  samples,
-  warmup,
-  page_delay_ms: pageDelayMs,
-  load_average_at_start: loadAtStart,
-  kinds: figures,
-  kinds_without_continue_as_new: continueAsNewFigures,
-  kinds_seen_by_client: clientFigures,
-  history_limit: historyLimit,
-  floor_sends_conversation: floorSendsConversation,
-  concurrency_round_of_n_over_round_of_one: concurrency,
-  tool_calls: measured.toolCalls,
-  tool_errors: measured.toolErrors.length,
-  history: measured.trouble,
-});
+if (measured.toolErrors.length > 0)
+  console.log(`warning: ${measured.toolErrors.length} of ${measured.toolCalls} tool calls failed, e.g. ${measured.toolErrors[0]}`);
+const file = await writeResults(
+  `${resultName('tool-calls', args.server, args.searchAttributes)}${floorSendsConversation ? '.floor-conversation' : ''}`,
+  {
+    benchmark: 'B2 tool calls',
+    server: args.server,
+    search_attributes: args.searchAttributes,
+    samples,
+    warmup,
+    page_delay_ms: pageDelayMs,
+    load_average_at_start: loadAtStart,
+    kinds: figures,
+    kinds_without_continue_as_new: continueAsNewFigures,
+    kinds_seen_by_client: clientFigures,
+    history_limit: historyLimit,
+    floor_sends_conversation: floorSendsConversation,
+    concurrency_round_of_n_over_round_of_one: concurrency,
+    tool_calls: measured.toolCalls,
+    tool_errors: measured.toolErrors.length,
+    history: measured.trouble,
+  },
+);
 console.log(`written ${file}`);

@@ -80,7 +80,10 @@ async function measure() {
   return {
     b1_turn_ms: { arbor: percentiles(arborTimes), bare_floor: percentiles(bareTimes), in_process: percentiles(inProcess) },
     b1_ratio_p50: Math.round((percentiles(arborTimes).p50 / percentiles(bareTimes).p50) * 100) / 100,
-    b7_events_per_turn: { arbor: perTurn(eventsAfter), bare_floor: Math.round(((bareHistory.events?.length ?? 0) / (turns + warmup)) * 10) / 10 },
+    b7_events_per_turn: {
+      arbor: perTurn(eventsAfter),
+      bare_floor: Math.round(((bareHistory.events?.length ?? 0) / (turns + warmup)) * 10) / 10,
+    },
     b7_bytes_per_turn: { first_ten: Math.round(firstTenBytes), last_ten: Math.round(lastTenBytes) },
   };
 }
@@ -89,8 +92,12 @@ await server.teardown();
 await model.fake.stop();
 console.table(figures.b1_turn_ms);
 console.log(`B1 one turn, p50 ratio to the bare floor: ${figures.b1_ratio_p50}x (target at most 1.15x)`);
-console.log(`B7 history events per turn: Arbor ${figures.b7_events_per_turn.arbor}, bare floor ${figures.b7_events_per_turn.bare_floor} (target at most 10)`);
-console.log(`B7 history bytes per turn: first ten turns ${figures.b7_bytes_per_turn.first_ten}, last ten ${figures.b7_bytes_per_turn.last_ten} (should not grow with the conversation)`);
+console.log(
+  `B7 history events per turn: Arbor ${figures.b7_events_per_turn.arbor}, bare floor ${figures.b7_events_per_turn.bare_floor} (target at most 10)`,
+);
+console.log(
+  `B7 history bytes per turn: first ten turns ${figures.b7_bytes_per_turn.first_ten}, last ten ${figures.b7_bytes_per_turn.last_ten} (should not grow with the conversation)`,
+);
 await writeResults(resultName('turns', args.server, args.searchAttributes), {
   server: args.server,
   search_attributes: args.searchAttributes,

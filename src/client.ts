@@ -15,4 +15,3 @@ export { AutomationsHandle } from './client/automations-handle.js';
 export type { Automation, AutomationRun } from './shared/tools/automations.js';
 export type { TreeEvent, TreeReadOptions } from './client/events/tree-events.js';
 export type { EventReadOptions } from './client/events/session-events.js';
-

@@ -27,7 +27,10 @@ export function createAutomationActivities(client: Client) {
           case 'run_get':
             return { ok: true, result: await automations.getRun(owner, operation.run_id) };
           case 'run_wait':
-            return { ok: true, result: await automations.waitRun(owner, operation.run_id, operation.timeout_ms, () => Context.current().heartbeat()) };
+            return {
+              ok: true,
+              result: await automations.waitRun(owner, operation.run_id, operation.timeout_ms, () => Context.current().heartbeat()),
+            };
         }
       } catch (error) {
         if (error instanceof AutomationError) return { ok: false, error: error.message };

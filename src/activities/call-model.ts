@@ -2,7 +2,14 @@ import { ApplicationFailure, Context, log } from '@temporalio/activity';
 import type OpenAI from 'openai';
 import { demoModelName, modelRequestRejected, type CallModelInput, type ModelReply } from '../shared/model.js';
 import { toChatMessages } from './chat-messages.js';
-import { budgetAfterOverflow, budgetForContextTokens, fitToContext, isContextOverflow, messagesSize, type FittedRequest } from './context-window.js';
+import {
+  budgetAfterOverflow,
+  budgetForContextTokens,
+  fitToContext,
+  isContextOverflow,
+  messagesSize,
+  type FittedRequest,
+} from './context-window.js';
 import { demoReply } from './demo-model.js';
 import { toModelFailure } from './model-errors.js';
 import { contextTokensFor, type ModelSettings } from './model-settings.js';

@@ -105,8 +105,19 @@ export function fitToContext(messages: readonly ChatMessage[], budget: number): 
  */
 export function budgetAfterOverflow(error: APIError, sentSize: number): number {
   const text = providerMessage(error);
-  const limit = firstNumber(text, [/maximum context length is (\d+)/i, /context (?:length|window)(?: of| is|:)? (\d+)/i, /tokens? > (\d+)/i, /limit of (\d+) tokens/i]);
-  const requested = firstNumber(text, [/resulted in (\d+) tokens/i, /requested (\d+) tokens/i, /prompt is too long: (\d+)/i, /(\d+) tokens? >/i, /(\d+) input tokens/i]);
+  const limit = firstNumber(text, [
+    /maximum context length is (\d+)/i,
+    /context (?:length|window)(?: of| is|:)? (\d+)/i,
+    /tokens? > (\d+)/i,
+    /limit of (\d+) tokens/i,
+  ]);
+  const requested = firstNumber(text, [
+    /resulted in (\d+) tokens/i,
+    /requested (\d+) tokens/i,
+    /prompt is too long: (\d+)/i,
+    /(\d+) tokens? >/i,
+    /(\d+) input tokens/i,
+  ]);
   let budget = sentSize * 0.6;
   if (limit !== undefined && requested !== undefined && requested > limit) {
     budget = (sentSize * limit * requestShare) / requested;
@@ -122,7 +133,9 @@ export function isContextOverflow(error: unknown): error is APIError {
   if (error.status === 413) return true;
   if (error.status !== 400 && error.status !== 422) return false;
   if (error.code === 'context_length_exceeded') return true;
-  return /context[ _-]?(?:length|window)|maximum context|too many tokens|prompt is too long|input is too long|reduce the length/i.test(providerMessage(error));
+  return /context[ _-]?(?:length|window)|maximum context|too many tokens|prompt is too long|input is too long|reduce the length/i.test(
+    providerMessage(error),
+  );
 }
 
 function leftOutNote(count: number): string {

@@ -34,7 +34,13 @@ export function demoReply(transcript: readonly TranscriptEntry[], toolNames: rea
       const task = oneLine(request.replace(/\bdelegate\b/gi, 'hand over'), 200);
       return {
         content: '(demo model) I will hand this to a sub-agent and wait for it.',
-        tool_calls: [{ id: callId(0), name: 'subAgent', arguments: JSON.stringify({ title: 'Demo helper', instruction: `Help with: ${task}`, mode: 'sync' }) }],
+        tool_calls: [
+          {
+            id: callId(0),
+            name: 'subAgent',
+            arguments: JSON.stringify({ title: 'Demo helper', instruction: `Help with: ${task}`, mode: 'sync' }),
+          },
+        ],
       };
     }
     const continuedGoal = /^\[Goal continuation\][\s\S]*?- (goal-[0-9a-f]+) /.exec(request);
@@ -47,7 +53,13 @@ export function demoReply(transcript: readonly TranscriptEntry[], toolNames: rea
     if (toolNames.includes('createGoal') && /\bgoal\b/i.test(request)) {
       return {
         content: '(demo model) I will set this as a goal and keep working until it is met.',
-        tool_calls: [{ id: callId(0), name: 'createGoal', arguments: JSON.stringify({ condition: `An answer to: ${oneLine(request, 300)}`, max_turns: 3 }) }],
+        tool_calls: [
+          {
+            id: callId(0),
+            name: 'createGoal',
+            arguments: JSON.stringify({ condition: `An answer to: ${oneLine(request, 300)}`, max_turns: 3 }),
+          },
+        ],
       };
     }
     if (toolNames.includes('saveMemory') && /\bremember\b/i.test(request)) {
@@ -83,8 +95,16 @@ const detailQuestion = {
   question: 'How detailed should my answer be?',
   header: 'Detail',
   options: [
-    { label: 'Short summary', description: 'A few lines with the essentials', preview: 'Picnic for four:\n- sandwiches, fruit, lemonade\n- a blanket and a shady spot' },
-    { label: 'Step by step', description: 'A full plan, one step at a time', preview: '1. Pick a park\n2. Shop the day before\n3. Pack the basket\n4. Go early' },
+    {
+      label: 'Short summary',
+      description: 'A few lines with the essentials',
+      preview: 'Picnic for four:\n- sandwiches, fruit, lemonade\n- a blanket and a shady spot',
+    },
+    {
+      label: 'Step by step',
+      description: 'A full plan, one step at a time',
+      preview: '1. Pick a park\n2. Shop the day before\n3. Pack the basket\n4. Go early',
+    },
   ],
 };
 
@@ -110,7 +130,16 @@ function writtenPlan(request: string) {
   const subject = oneLine(request, 200);
   return {
     title: oneLine(`Plan: ${subject}`, 100),
-    content: [`# Plan`, '', `Request: ${subject}`, '', '1. Read the request', '2. Answer it', '3. Suggest connecting a real model', ''].join('\n'),
+    content: [
+      `# Plan`,
+      '',
+      `Request: ${subject}`,
+      '',
+      '1. Read the request',
+      '2. Answer it',
+      '3. Suggest connecting a real model',
+      '',
+    ].join('\n'),
   };
 }
 

@@ -4,7 +4,11 @@ const units: Record<string, number> = { s: 1, m: 60, h: 3_600, d: 86_400 };
  * A duration in seconds from an environment variable: seconds, or a number with s, m, h or d ("90", "15m", "3d").
  * Unset, or "none" where allowed, gives undefined; anything else is an error that names the variable.
  */
-export function durationFromEnv(name: string, env: NodeJS.ProcessEnv = process.env, options: { allowNone?: boolean } = {}): number | undefined {
+export function durationFromEnv(
+  name: string,
+  env: NodeJS.ProcessEnv = process.env,
+  options: { allowNone?: boolean } = {},
+): number | undefined {
   const raw = env[name]?.trim();
   if (!raw || (options.allowNone && raw.toLowerCase() === 'none')) return undefined;
   const match = /^(\d+(?:\.\d+)?)\s*([smhd]?)$/i.exec(raw);
@@ -17,7 +21,8 @@ export function durationFromEnv(name: string, env: NodeJS.ProcessEnv = process.e
 }
 
 /** How long askUser waits for the user (ARBOR_QUESTION_TIMEOUT); unset or "none" waits until answered or stopped. */
-export const questionTimeoutFromEnv = (env: NodeJS.ProcessEnv = process.env) => durationFromEnv('ARBOR_QUESTION_TIMEOUT', env, { allowNone: true });
+export const questionTimeoutFromEnv = (env: NodeJS.ProcessEnv = process.env) =>
+  durationFromEnv('ARBOR_QUESTION_TIMEOUT', env, { allowNone: true });
 
 /** The shortest loop interval (ARBOR_LOOP_MIN_INTERVAL) and the longest a loop lives (ARBOR_LOOP_MAX_AGE). */
 export function loopLimitsFromEnv(env: NodeJS.ProcessEnv = process.env): { min_interval_seconds?: number; max_age_seconds?: number } {

@@ -59,7 +59,13 @@ export function createActivities({
       search,
       fetchAllow,
       ...(model.fetchModel
-        ? { extraction: { client: createOpenAIClient(model), model: model.fetchModel, contextTokens: contextTokensFor(model, model.fetchModel) } }
+        ? {
+            extraction: {
+              client: createOpenAIClient(model),
+              model: model.fetchModel,
+              contextTokens: contextTokensFor(model, model.fetchModel),
+            },
+          }
         : {}),
     }),
     callModel: createCallModel(model, transcripts),

@@ -80,7 +80,7 @@ function cut(text: string): string {
 }
 
 function preview(value: unknown): string {
-  const text = typeof value === 'string' ? value : JSON.stringify(value) ?? String(value);
+  const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
   return text.length <= 200 ? text : `${text.slice(0, 200)}…`;
 }
 

@@ -54,8 +54,18 @@ function contextTokensFrom(value: string | undefined): { contextTokens?: Context
   for (const item of text.split(',').map((part) => part.trim())) {
     const separator = item.lastIndexOf('=');
     const model = separator === -1 ? undefined : item.slice(0, separator).trim();
-    const tokens = Number(item.slice(separator + 1).trim().replace(/_/g, ''));
-    if (!Number.isInteger(tokens) || tokens < minimumContextTokens || model === '' || (model === undefined && windows.default !== undefined)) {
+    const tokens = Number(
+      item
+        .slice(separator + 1)
+        .trim()
+        .replace(/_/g, ''),
+    );
+    if (
+      !Number.isInteger(tokens) ||
+      tokens < minimumContextTokens ||
+      model === '' ||
+      (model === undefined && windows.default !== undefined)
+    ) {
       throw new Error(
         `ARBOR_MODEL_CONTEXT_TOKENS must give context windows as whole numbers of tokens, at least ${minimumContextTokens.toLocaleString('en-US')}: ` +
           `one for every model (128000), per model (llama3.1=8192,gpt-4.1=1000000), or both (128000,llama3.1=8192); "${item}" in "${text}" is not one.`,

@@ -19,7 +19,10 @@ export function createTaskBoardActivities(client: Client) {
         return await client.workflow.getHandle(root_session_id).executeUpdate(taskBoardUpdate, { args: [request], updateId: update_id });
       } catch (error) {
         if (error instanceof WorkflowNotFoundError) {
-          throw ApplicationFailure.nonRetryable(`The root session ${root_session_id}, which keeps the task board, has ended.`, 'TaskBoardUnavailable');
+          throw ApplicationFailure.nonRetryable(
+            `The root session ${root_session_id}, which keeps the task board, has ended.`,
+            'TaskBoardUnavailable',
+          );
         }
         if (error instanceof WorkflowUpdateFailedError) return { ok: false, error: error.cause?.message ?? error.message };
         throw error;

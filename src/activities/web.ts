@@ -1,9 +1,24 @@
 import { Context } from '@temporalio/activity';
 import type OpenAI from 'openai';
 import type { ToolReply } from '../shared/tool-reply.js';
-import { ExtractionInputTooLong, extractionMessages, webFetch, WebFetchError, type AllowList, type Extractor, type WebFetchInput } from '../web/fetch/index.js';
+import {
+  ExtractionInputTooLong,
+  extractionMessages,
+  webFetch,
+  WebFetchError,
+  type AllowList,
+  type Extractor,
+  type WebFetchInput,
+} from '../web/fetch/index.js';
 import { budgetAfterOverflow, budgetForContextTokens, isContextOverflow, messagesSize } from './context-window.js';
-import { webSearch, WebSearchError, WebSearchInputError, type SearchConfig, type WebSearchInput, type WebSearchResult } from '../web/search/index.js';
+import {
+  webSearch,
+  WebSearchError,
+  WebSearchInputError,
+  type SearchConfig,
+  type WebSearchInput,
+  type WebSearchResult,
+} from '../web/search/index.js';
 
 export interface WebSettings {
   search: SearchConfig;
@@ -58,12 +73,18 @@ function createExtractor(extraction: { client: OpenAI; model: string; contextTok
   const extract: Extractor = async (content, prompt, url) => {
     const messages = extractionMessages(content, prompt, url);
     try {
-      const completion = await extraction.client.chat.completions.create({ model: extraction.model, messages }, { signal: Context.current().cancellationSignal });
+      const completion = await extraction.client.chat.completions.create(
+        { model: extraction.model, messages },
+        { signal: Context.current().cancellationSignal },
+      );
       return boundExtraction(completion.choices[0]?.message.content ?? '');
     } catch (error) {
       if (!isContextOverflow(error)) throw error;
       budget = Math.min(budget, budgetAfterOverflow(error, messagesSize(messages)));
-      throw new ExtractionInputTooLong(Math.max(0, budget - overhead(prompt, url)), `the page is too long for ${extraction.model}'s context window (${error.message})`);
+      throw new ExtractionInputTooLong(
+        Math.max(0, budget - overhead(prompt, url)),
+        `the page is too long for ${extraction.model}'s context window (${error.message})`,
+      );
     }
   };
   extract.maxInputBytes = (prompt, url) => (Number.isFinite(budget) ? Math.max(0, budget - overhead(prompt, url)) : undefined);

@@ -43,7 +43,18 @@ export async function followTurn(session: SessionHandle, output: Output, options
         if (from.depth === 0 && event.type === 'tool_call') for (const line of heldRootText.splice(0)) output.progress(line);
         for (const line of lines) output.progress(line);
         if (event.type === 'questions_asked') {
-          await questions.handle([{ question_set_id: event.question_set_id, session_id: from.id, session_title: from.title, questions: event.questions, asked_at: event.at }], stop.signal);
+          await questions.handle(
+            [
+              {
+                question_set_id: event.question_set_id,
+                session_id: from.id,
+                session_title: from.title,
+                questions: event.questions,
+                asked_at: event.at,
+              },
+            ],
+            stop.signal,
+          );
         }
         if (from.depth === 0 && event.type === 'status_changed' && event.to !== 'running' && event.to !== 'waiting_for_user') {
           if (await turnDone(session, options.messageId)) break;
@@ -53,14 +64,21 @@ export async function followTurn(session: SessionHandle, output: Output, options
   } finally {
     clearTimeout(timer);
   }
-  if (stop.signal.aborted) throw new ArborClientError(`Session ${session.id} is still working after ${options.timeoutSeconds} s; arbor show ${session.id} tells how far it got.`);
+  if (stop.signal.aborted)
+    throw new ArborClientError(
+      `Session ${session.id} is still working after ${options.timeoutSeconds} s; arbor show ${session.id} tells how far it got.`,
+    );
 
   const snapshot = await session.snapshot();
   const entries = await session.transcript({ offset: options.fromEntry });
-  const answer = entries.filter((entry) => entry.role === 'assistant' && entry.content && !entry.tool_calls?.length).at(-1)?.content ?? null;
+  const answer =
+    entries.filter((entry) => entry.role === 'assistant' && entry.content && !entry.tool_calls?.length).at(-1)?.content ?? null;
   for (const set of await session.pendingQuestions()) process.stderr.write(`${howToAnswer(set, session.id)}\n`);
   const error = snapshot.last_error;
-  output.result({ session_id: session.id, status: snapshot.status, answer, error, snapshot }, error ? `Error: ${error}` : (answer ?? '(no answer)'));
+  output.result(
+    { session_id: session.id, status: snapshot.status, answer, error, snapshot },
+    error ? `Error: ${error}` : (answer ?? '(no answer)'),
+  );
   if (error) process.exitCode = 1;
 }
 

@@ -50,7 +50,9 @@ export async function ensureLocalRuntime(settings: ConnectionSettings, log: (lin
   let server: DevServer | undefined;
   if (!(await isServerReachable(settings.address, 1500))) {
     if (settings.addressGiven) {
-      throw new UsageError(`Cannot reach the Temporal server at ${settings.address}. Start it, or unset TEMPORAL_ADDRESS to let Arbor start its own.`);
+      throw new UsageError(
+        `Cannot reach the Temporal server at ${settings.address}. Start it, or unset TEMPORAL_ADDRESS to let Arbor start its own.`,
+      );
     }
     log(`No Temporal server at ${settings.address}; starting the embedded dev server (state in ${embeddedDatabase}).`);
     ({ server, settings } = await startEmbeddedServer(settings, log));

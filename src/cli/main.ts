@@ -36,7 +36,23 @@ export function buildProgram(): Command {
     .description('Durable LLM agent sessions on Temporal')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
-  for (const command of [devCommand, workerCommand, doctorCommand, runCommand, startCommand, sendCommand, showCommand, treeCommand, stopCommand, chatCommand, answerCommand, watchCommand, memoryCommand, loopsCommand, automationsCommand]) {
+  for (const command of [
+    devCommand,
+    workerCommand,
+    doctorCommand,
+    runCommand,
+    startCommand,
+    sendCommand,
+    showCommand,
+    treeCommand,
+    stopCommand,
+    chatCommand,
+    answerCommand,
+    watchCommand,
+    memoryCommand,
+    loopsCommand,
+    automationsCommand,
+  ]) {
     program.addCommand(command.exitOverride().showHelpAfterError('(run with --help for usage)'));
   }
   return program;

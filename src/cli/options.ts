@@ -27,14 +27,16 @@ export function connectionSettingsFrom(flags: ConnectionFlags): ConnectionSettin
 export function positiveInteger(name: string) {
   return (value: string): number => {
     const number = Number(value);
-    if (!Number.isInteger(number) || number <= 0) throw new InvalidArgumentError(`${name} must be a positive whole number, got "${value}".`);
+    if (!Number.isInteger(number) || number <= 0)
+      throw new InvalidArgumentError(`${name} must be a positive whole number, got "${value}".`);
     return number;
   };
 }
 
 export function port(value: string): number {
   const number = Number(value);
-  if (!Number.isInteger(number) || number < 1 || number > 65535) throw new InvalidArgumentError(`expected a port between 1 and 65535, got "${value}".`);
+  if (!Number.isInteger(number) || number < 1 || number > 65535)
+    throw new InvalidArgumentError(`expected a port between 1 and 65535, got "${value}".`);
   return number;
 }
 

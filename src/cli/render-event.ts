@@ -8,16 +8,26 @@ export function renderTreeEvent({ event, session }: TreeEvent, options: { showUs
   const line = (text: string) => `${who}${text}`;
   switch (event.type) {
     case 'message':
-      if (event.role === 'user') return options.showUserMessages || session.depth > 0 ? [line(`user: ${abbreviate(event.content, 200)}`)] : [];
+      if (event.role === 'user')
+        return options.showUserMessages || session.depth > 0 ? [line(`user: ${abbreviate(event.content, 200)}`)] : [];
       return [line(`assistant: ${event.content}`)];
     case 'tool_call':
       return [line(`  → ${event.name}(${abbreviate(event.arguments, 80)})`)];
     case 'tool_result':
       return [line(`  ${event.is_error ? '✗' : '✓'} ${event.name}: ${abbreviate(event.content, 160)}`)];
     case 'questions_asked':
-      return [line(`  ? asks ${event.questions.length} question(s) (set ${event.question_set_id}):`), ...event.questions.map((q) => line(`      ${q.question} [${q.options.map((o) => o.label).join(' | ')}${q.multiSelect ? ', several allowed' : ''}]`))];
+      return [
+        line(`  ? asks ${event.questions.length} question(s) (set ${event.question_set_id}):`),
+        ...event.questions.map((q) =>
+          line(`      ${q.question} [${q.options.map((o) => o.label).join(' | ')}${q.multiSelect ? ', several allowed' : ''}]`),
+        ),
+      ];
     case 'questions_answered':
-      return [line(`  ✓ answered: ${event.answers.map((a) => `"${a.question}"="${[...a.selected, ...(a.other ? [a.other] : [])].join(', ')}"`).join(', ')}`)];
+      return [
+        line(
+          `  ✓ answered: ${event.answers.map((a) => `"${a.question}"="${[...a.selected, ...(a.other ? [a.other] : [])].join(', ')}"`).join(', ')}`,
+        ),
+      ];
     case 'questions_expired':
       return [line(`  · questions ${event.question_set_id} timed out unanswered`)];
     case 'sub_agent_started':
@@ -25,15 +35,29 @@ export function renderTreeEvent({ event, session }: TreeEvent, options: { showUs
     case 'sub_agent_finished':
       return [line(`  ↲ sub-agent "${event.title}" ${event.status}`)];
     case 'todos_updated':
-      return [line(`  todos: ${event.todos.map((todo) => `${todo.status === 'completed' ? '[x]' : todo.status === 'in_progress' ? '[>]' : '[ ]'} ${todo.content}`).join('  ')}`)];
+      return [
+        line(
+          `  todos: ${event.todos.map((todo) => `${todo.status === 'completed' ? '[x]' : todo.status === 'in_progress' ? '[>]' : '[ ]'} ${todo.content}`).join('  ')}`,
+        ),
+      ];
     case 'plan_updated':
-      return [line(event.revision === 0 ? '  plan cleared' : `  plan revision ${event.revision} (${event.size} characters)${event.title ? `: ${event.title}` : ''}`)];
+      return [
+        line(
+          event.revision === 0
+            ? '  plan cleared'
+            : `  plan revision ${event.revision} (${event.size} characters)${event.title ? `: ${event.title}` : ''}`,
+        ),
+      ];
     case 'notification':
       return [line(`  🔔 [${event.notification_type}] ${event.title}: ${event.message}${event.link ? ` (${event.link})` : ''}`)];
     case 'goal_updated':
       return [line(`  ◎ goal ${event.goal_id} ${event.status} (${event.completed_turns}/${event.max_turns} turns)`)];
     case 'loop_updated':
-      return [line(`  ↻ loop ${event.loop_id} ${event.status}, ${event.firings} firing(s)${event.next_fire_at ? `, next at ${event.next_fire_at}` : ''}`)];
+      return [
+        line(
+          `  ↻ loop ${event.loop_id} ${event.status}, ${event.firings} firing(s)${event.next_fire_at ? `, next at ${event.next_fire_at}` : ''}`,
+        ),
+      ];
     case 'task_updated':
       return [line(`  ▪ task ${event.task_id} ${event.status}: ${abbreviate(event.subject, 100)}`)];
     case 'status_changed':
@@ -48,12 +72,14 @@ export function renderTreeEvent({ event, session }: TreeEvent, options: { showUs
 /** How to answer a question set without a terminal: the exact `arbor answer` command, with a first option filled in. */
 export function howToAnswer(set: QuestionSet, rootId: string): string {
   const example: Answers = {};
-  for (const question of set.questions) example[question.question] = question.multiSelect ? [question.options[0]!.label] : question.options[0]!.label;
+  for (const question of set.questions)
+    example[question.question] = question.multiSelect ? [question.options[0]!.label] : question.options[0]!.label;
   const json = JSON.stringify(example).replace(/'/g, "'\\''");
   return [
     `"${set.session_title}" asks (question set ${set.question_set_id}):`,
     ...set.questions.map(
-      (q) => `  [${q.header}] ${q.question}${q.multiSelect ? ' (one or more)' : ''}\n${q.options.map((o) => `      - ${o.label}: ${o.description}`).join('\n')}\n      - Other: your own words, as {"other": "..."}`,
+      (q) =>
+        `  [${q.header}] ${q.question}${q.multiSelect ? ' (one or more)' : ''}\n${q.options.map((o) => `      - ${o.label}: ${o.description}`).join('\n')}\n      - Other: your own words, as {"other": "..."}`,
     ),
     `Answer with: arbor answer ${rootId} --set ${set.question_set_id} --answers '${json}'`,
   ].join('\n');

@@ -19,8 +19,10 @@ export function renderSnapshot(snapshot: SessionSnapshot): string {
       lines.push(`  ${mark} ${todo.content}${active}`);
     }
   }
-  if (snapshot.plan) lines.push(`plan      ${snapshot.plan.title ?? '(untitled)'}, revision ${snapshot.plan.revision}, ${snapshot.plan.size} characters`);
-  if (snapshot.waiting) lines.push(`waiting   until ${snapshot.waiting.until}${snapshot.waiting.reason ? ` (${snapshot.waiting.reason})` : ''}`);
+  if (snapshot.plan)
+    lines.push(`plan      ${snapshot.plan.title ?? '(untitled)'}, revision ${snapshot.plan.revision}, ${snapshot.plan.size} characters`);
+  if (snapshot.waiting)
+    lines.push(`waiting   until ${snapshot.waiting.until}${snapshot.waiting.reason ? ` (${snapshot.waiting.reason})` : ''}`);
   for (const goal of snapshot.goals) {
     lines.push(`goal      ${goal.goal_id} [${goal.status}] ${goal.completed_turns}/${goal.max_turns} turns: ${goal.condition}`);
   }
@@ -39,7 +41,9 @@ export function renderSnapshot(snapshot: SessionSnapshot): string {
   for (const set of snapshot.pending_questions) {
     lines.push(`waiting for answers (set ${set.question_set_id}, asked by "${set.session_title}" ${set.session_id}):`);
     for (const question of set.questions) {
-      lines.push(`  [${question.header}] ${question.question} ${question.options.map((option) => option.label).join(' | ')} | Other${question.multiSelect ? ' (several allowed)' : ''}`);
+      lines.push(
+        `  [${question.header}] ${question.question} ${question.options.map((option) => option.label).join(' | ')} | Other${question.multiSelect ? ' (several allowed)' : ''}`,
+      );
     }
   }
   if (snapshot.last_error) lines.push(`error     ${snapshot.last_error}`);

@@ -3,7 +3,14 @@ import type { z } from 'zod';
 import { AutomationError, createAutomations, type Automations } from './access/automations.js';
 import { ArborClientError } from './errors.js';
 import { checkOwner, parseClientInput } from './input.js';
-import { automationCreate, automationUpdate, type Automation, type AutomationCreateArgs, type AutomationRun, type AutomationUpdateArgs } from '../shared/tools/automations.js';
+import {
+  automationCreate,
+  automationUpdate,
+  type Automation,
+  type AutomationCreateArgs,
+  type AutomationRun,
+  type AutomationUpdateArgs,
+} from '../shared/tools/automations.js';
 
 /** One owner's automations (Temporal Schedules that start a new session each run), from outside any session. */
 export class AutomationsHandle {
@@ -19,11 +26,15 @@ export class AutomationsHandle {
   }
 
   create(args: z.input<typeof automationCreate.input>): Promise<Automation> {
-    return refusalsAsClientErrors(() => this.automations.create(this.owner, parseClientInput(automationCreate.input, args) as AutomationCreateArgs));
+    return refusalsAsClientErrors(() =>
+      this.automations.create(this.owner, parseClientInput(automationCreate.input, args) as AutomationCreateArgs),
+    );
   }
 
   update(args: z.input<typeof automationUpdate.input>): Promise<Automation> {
-    return refusalsAsClientErrors(() => this.automations.update(this.owner, parseClientInput(automationUpdate.input, args) as AutomationUpdateArgs));
+    return refusalsAsClientErrors(() =>
+      this.automations.update(this.owner, parseClientInput(automationUpdate.input, args) as AutomationUpdateArgs),
+    );
   }
 
   list(): Promise<Automation[]> {
@@ -60,7 +71,6 @@ export class AutomationsHandle {
     return refusalsAsClientErrors(() => this.automations.waitRun(this.owner, runId, timeoutMs));
   }
 }
-
 
 async function refusalsAsClientErrors<T>(operation: () => Promise<T>): Promise<T> {
   try {

@@ -24,7 +24,10 @@ export interface ConnectionOverrides {
 
 export function loadConnectionSettings(env: NodeJS.ProcessEnv = process.env, overrides: ConnectionOverrides = {}): ConnectionSettings {
   // A blank variable means "not set", as it does for ARBOR_TASK_QUEUE.
-  const definedEnv = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value.trim() !== '')) as Record<string, string>;
+  const definedEnv = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value.trim() !== '')) as Record<
+    string,
+    string
+  >;
   const config = loadClientConnectConfig({ overrideEnvVars: definedEnv });
   const address = overrides.address ?? config.connectionOptions.address ?? defaultAddress;
   return {

@@ -36,7 +36,9 @@ export class MemoryHandle {
 
   async save(content: string, options: { tags?: string[] } = {}): Promise<string> {
     const args = parseClientInput(saveMemory.input, { content, ...options });
-    return (unwrap(await this.access.write(this.owner, { op: 'save', args, session_id: clientWriter }, randomUUID())) as { memory_id: string }).memory_id;
+    return (
+      unwrap(await this.access.write(this.owner, { op: 'save', args, session_id: clientWriter }, randomUUID())) as { memory_id: string }
+    ).memory_id;
   }
 
   async update(memoryId: string, change: { content?: string; tags?: string[] }): Promise<void> {
@@ -49,7 +51,6 @@ export class MemoryHandle {
     unwrap(await this.access.write(this.owner, { op: 'delete', args, session_id: clientWriter }, randomUUID()));
   }
 }
-
 
 function unwrap(reply: ToolReply<unknown>): unknown {
   if (!reply.ok) throw new ArborClientError(reply.error);

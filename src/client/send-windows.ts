@@ -33,7 +33,13 @@ export class SendWindows {
    * Sends one message of `bytes` bytes with `signal`, after the earlier sends to the same session, and once the window
    * has room: `isSeen(id)` tells whether the session has taken in the message of that id.
    */
-  async send(sessionId: string, id: string, bytes: number, signal: () => Promise<void>, isSeen: (id: string) => Promise<boolean>): Promise<void> {
+  async send(
+    sessionId: string,
+    id: string,
+    bytes: number,
+    signal: () => Promise<void>,
+    isSeen: (id: string) => Promise<boolean>,
+  ): Promise<void> {
     let window = this.sessions.get(sessionId);
     if (!window) this.sessions.set(sessionId, (window = { chain: Promise.resolve(), unseen: [], unseenBytes: 0, pending: 0 }));
     const current = window;

@@ -74,11 +74,18 @@ export class SessionHandle {
     const message = parsed.data;
     const id = message.id!;
     try {
-      await sendWindows.send(this.id, id, utf8Length(message.content), () => this.workflow.signal(userMessageSignal, message), async (sent) => (await this.query(() => this.workflow.query(messageStateQuery, sent))) !== 'unknown');
+      await sendWindows.send(
+        this.id,
+        id,
+        utf8Length(message.content),
+        () => this.workflow.signal(userMessageSignal, message),
+        async (sent) => (await this.query(() => this.workflow.query(messageStateQuery, sent))) !== 'unknown',
+      );
     } catch (error) {
       if (!(error instanceof WorkflowNotFoundError)) throw error;
       const ended = await this.workflow.describe().catch(() => undefined);
-      if (ended) throw new ArborClientError(`Session ${this.id} has ended (${ended.status.name.toLowerCase()}); it takes no more messages.`);
+      if (ended)
+        throw new ArborClientError(`Session ${this.id} has ended (${ended.status.name.toLowerCase()}); it takes no more messages.`);
       throw new ArborClientError(`No session with id ${this.id}.`);
     }
     return id;
@@ -97,7 +104,8 @@ export class SessionHandle {
     return this.call(async () => {
       try {
         return await readSessionTranscript(
-          (page, runId) => this.query(() => (runId ? this.client.workflow.getHandle(this.id, runId) : this.workflow).query(transcriptPageQuery, page)),
+          (page, runId) =>
+            this.query(() => (runId ? this.client.workflow.getHandle(this.id, runId) : this.workflow).query(transcriptPageQuery, page)),
           range,
         );
       } catch (error) {
@@ -131,9 +139,15 @@ export class SessionHandle {
         }
         const state = options.messageId === undefined ? 'handled' : await this.messageState(options.messageId);
         const handled = state === 'handled';
-        if (!handled) last = `${snapshot.status}, with message ${options.messageId} ${state === 'queued' ? 'still queued' : 'not received'}`;
+        if (!handled)
+          last = `${snapshot.status}, with message ${options.messageId} ${state === 'queued' ? 'still queued' : 'not received'}`;
         // A session waiting for the user's answers is still in its turn.
-        if (handled && snapshot.status !== 'running' && snapshot.status !== 'waiting_for_user' && (options.messageId !== undefined || snapshot.queued_messages === 0)) {
+        if (
+          handled &&
+          snapshot.status !== 'running' &&
+          snapshot.status !== 'waiting_for_user' &&
+          (options.messageId !== undefined || snapshot.queued_messages === 0)
+        ) {
           return snapshot;
         }
       } catch (error) {

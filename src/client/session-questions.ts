@@ -20,7 +20,12 @@ export async function pendingQuestionsOf(client: Client, sessionId: string): Pro
  * the answers are checked here for a quick, clear error, then sent to the asking session, whose update validator has
  * the final word. A refused answer changes nothing.
  */
-export async function answerQuestionSet(client: Client, sessionId: string, questionSetId: string | undefined, answers: unknown): Promise<AnswerReceipt> {
+export async function answerQuestionSet(
+  client: Client,
+  sessionId: string,
+  questionSetId: string | undefined,
+  answers: unknown,
+): Promise<AnswerReceipt> {
   const pending = await pendingQuestionsOf(client, sessionId);
   const set = chooseQuestionSet(pending, questionSetId, answers, sessionId);
   const check = checkAnswers(set.questions, answers);
@@ -31,7 +36,8 @@ export async function answerQuestionSet(client: Client, sessionId: string, quest
       .executeUpdate(answerQuestionsUpdate, { args: [{ question_set_id: set.question_set_id, answers: answers as Answers }] });
   } catch (error) {
     if (error instanceof WorkflowUpdateFailedError) throw new ArborClientError(error.cause?.message ?? error.message);
-    if (error instanceof WorkflowNotFoundError) throw new ArborClientError(`Session ${set.session_id}, which asked, has ended; the questions no longer wait.`);
+    if (error instanceof WorkflowNotFoundError)
+      throw new ArborClientError(`Session ${set.session_id}, which asked, has ended; the questions no longer wait.`);
     throw error;
   }
 }
@@ -41,7 +47,9 @@ function chooseQuestionSet(pending: QuestionSet[], questionSetId: string | undef
   if (questionSetId !== undefined) {
     const set = pending.find((candidate) => candidate.question_set_id === questionSetId);
     if (set) return set;
-    throw new ArborClientError(`No question set ${questionSetId} is waiting for an answer in the tree of session ${sessionId}. Waiting: ${describeSets(pending)}.`);
+    throw new ArborClientError(
+      `No question set ${questionSetId} is waiting for an answer in the tree of session ${sessionId}. Waiting: ${describeSets(pending)}.`,
+    );
   }
   if (pending.length === 1) return pending[0]!;
   const keys = typeof answers === 'object' && answers !== null ? Object.keys(answers) : [];
@@ -51,7 +59,9 @@ function chooseQuestionSet(pending: QuestionSet[], questionSetId: string | undef
 }
 
 function describeSets(sets: QuestionSet[]): string {
-  return sets.map((set) => `${set.question_set_id} (from "${set.session_title}": ${set.questions.map((q) => `"${q.question}"`).join(', ')})`).join('; ');
+  return sets
+    .map((set) => `${set.question_set_id} (from "${set.session_title}": ${set.questions.map((q) => `"${q.question}"`).join(', ')})`)
+    .join('; ');
 }
 
 async function querySnapshot(client: Client, sessionId: string) {

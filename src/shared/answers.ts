@@ -98,7 +98,10 @@ function findQuestion(questions: readonly Question[], key: string): Question | u
 
 function findLabel(question: Question, choice: string): string | undefined {
   const wanted = choice.trim().toLowerCase();
-  return question.options.find((option) => option.label === choice)?.label ?? question.options.find((option) => option.label.toLowerCase() === wanted)?.label;
+  return (
+    question.options.find((option) => option.label === choice)?.label ??
+    question.options.find((option) => option.label.toLowerCase() === wanted)?.label
+  );
 }
 
 /** The text one answer reads as: the chosen labels and the user's own words, joined with ", ". */

@@ -16,10 +16,24 @@ export type SessionEventBody =
   | { type: 'questions_answered'; question_set_id: string; answers: ResolvedAnswer[] }
   | { type: 'questions_expired'; question_set_id: string }
   | { type: 'sub_agent_started'; sub_session_id: string; title: string; mode: 'async' | 'sync' }
-  | { type: 'sub_agent_finished'; sub_session_id: string; title: string; status: SessionStatus; final_message: string | null; truncated?: true }
+  | {
+      type: 'sub_agent_finished';
+      sub_session_id: string;
+      title: string;
+      status: SessionStatus;
+      final_message: string | null;
+      truncated?: true;
+    }
   | { type: 'todos_updated'; todos: TodoItem[] }
   | { type: 'plan_updated'; title: string | null; revision: number; size: number }
-  | { type: 'notification'; notification_type: (typeof notificationTypes)[number]; title: string; message: string; source?: string; link?: string }
+  | {
+      type: 'notification';
+      notification_type: (typeof notificationTypes)[number];
+      title: string;
+      message: string;
+      source?: string;
+      link?: string;
+    }
   | { type: 'goal_updated'; goal_id: string; status: GoalStatus; completed_turns: number; max_turns: number }
   | { type: 'loop_updated'; loop_id: string; status: LoopStatus; firings: number; next_fire_at: string | null }
   | { type: 'task_updated'; task_id: string; subject: string; status: TaskStatus | 'deleted' }

@@ -4,7 +4,15 @@ import type { AnswerReceipt, AnswerRequest, TreeQuestionsChange } from './questi
 import type { TaskBoardRequest } from './tools/task-board.js';
 import type { MemoryRead, MemoryWriteRequest } from './tools/memory.js';
 import type { ToolReply } from './tool-reply.js';
-import type { MessageState, SessionSnapshot, SubAgentFinished, TranscriptEntry, TranscriptPage, TranscriptPageRequest, UserMessage } from './session.js';
+import type {
+  MessageState,
+  SessionSnapshot,
+  SubAgentFinished,
+  TranscriptEntry,
+  TranscriptPage,
+  TranscriptPageRequest,
+  UserMessage,
+} from './session.js';
 
 /** The public protocol of a session workflow, shared by the workflow code and the client. */
 

@@ -5,8 +5,8 @@ import type { QuestionSet } from './tools/ask-user.js';
 
 export const answerRequestSchema = lazy(() =>
   z.object({
-  question_set_id: z.string().min(1, 'question_set_id is missing'),
-  answers: z.record(z.string(), z.unknown()),
+    question_set_id: z.string().min(1, 'question_set_id is missing'),
+    answers: z.record(z.string(), z.unknown()),
   }),
 );
 export type AnswerRequest = z.infer<ReturnType<typeof answerRequestSchema>>;
@@ -18,5 +18,4 @@ export interface AnswerReceipt {
 }
 
 export type TreeQuestionsChange =
-  | { kind: 'asked'; question_set: QuestionSet; ancestor_session_ids: string[] }
-  | { kind: 'settled'; question_set_id: string };
+  { kind: 'asked'; question_set: QuestionSet; ancestor_session_ids: string[] } | { kind: 'settled'; question_set_id: string };

@@ -54,10 +54,10 @@ export const maxMessageLength = 200_000;
 
 export const toolCallSchema = lazy(() =>
   z.object({
-  id: z.string(),
-  name: z.string(),
-  /** Raw JSON text exactly as the model produced it: it may be malformed. */
-  arguments: z.string(),
+    id: z.string(),
+    name: z.string(),
+    /** Raw JSON text exactly as the model produced it: it may be malformed. */
+    arguments: z.string(),
   }),
 );
 export type ToolCall = z.infer<ReturnType<typeof toolCallSchema>>;
@@ -83,28 +83,28 @@ export interface TranscriptEntry {
 
 export const sessionInputSchema = lazy(() =>
   z.object({
-  instruction: z.string().max(maxMessageLength).optional(),
-  title: z.string().max(200).optional(),
-  model: z.string().min(1).max(200).optional(),
-  system_prompt: z.string().max(maxMessageLength).optional(),
-  parent_session_id: z.string().optional(),
-  root_session_id: z.string().optional(),
-  /** Model calls allowed in one turn before the turn is ended. */
-  max_tool_rounds: z.number().int().min(1).max(1000).optional(),
-  /** Names of the built-in tools this session may use; omitted means all. */
-  tools: z.array(z.string()).optional(),
-  /** Sub-agents: how the parent waits for this session, and the chain of sessions above it (root first). */
-  mode: z.enum(['async', 'sync']).optional(),
-  ancestor_session_ids: z.array(z.string()).max(100).optional(),
-  /** Deepest sub-agent level below the root (default 4), and running sub-agents per session (default 50). */
-  max_depth: z.number().int().min(0).max(64).optional(),
-  max_children: z.number().int().min(0).max(1000).optional(),
-  /** Whose memories the session reads and writes (default `default`); sub-agents inherit it. */
-  owner: ownerSchema().optional(),
-  /** Continue as new once a run's history has this many events (default 5,000; Temporal warns at 10,240). */
-  history_limit: z.number().int().min(100).max(10_000).optional(),
-  /** A root session that ends once its work is done, as a sub-agent does (automation runs). */
-  ends_when_done: z.boolean().optional(),
+    instruction: z.string().max(maxMessageLength).optional(),
+    title: z.string().max(200).optional(),
+    model: z.string().min(1).max(200).optional(),
+    system_prompt: z.string().max(maxMessageLength).optional(),
+    parent_session_id: z.string().optional(),
+    root_session_id: z.string().optional(),
+    /** Model calls allowed in one turn before the turn is ended. */
+    max_tool_rounds: z.number().int().min(1).max(1000).optional(),
+    /** Names of the built-in tools this session may use; omitted means all. */
+    tools: z.array(z.string()).optional(),
+    /** Sub-agents: how the parent waits for this session, and the chain of sessions above it (root first). */
+    mode: z.enum(['async', 'sync']).optional(),
+    ancestor_session_ids: z.array(z.string()).max(100).optional(),
+    /** Deepest sub-agent level below the root (default 4), and running sub-agents per session (default 50). */
+    max_depth: z.number().int().min(0).max(64).optional(),
+    max_children: z.number().int().min(0).max(1000).optional(),
+    /** Whose memories the session reads and writes (default `default`); sub-agents inherit it. */
+    owner: ownerSchema().optional(),
+    /** Continue as new once a run's history has this many events (default 5,000; Temporal warns at 10,240). */
+    history_limit: z.number().int().min(100).max(10_000).optional(),
+    /** A root session that ends once its work is done, as a sub-agent does (automation runs). */
+    ends_when_done: z.boolean().optional(),
   }),
 );
 export type SessionOptions = z.infer<ReturnType<typeof sessionInputSchema>>;
@@ -166,8 +166,8 @@ export type CarriedInboxMessage = Omit<InboxMessage, 'source'> & { source?: Mess
 
 export const userMessageSchema = lazy(() =>
   z.object({
-  id: z.string().min(1).max(200).optional(),
-  content: z.string().trim().min(1, 'message is empty').max(maxMessageLength),
+    id: z.string().min(1).max(200).optional(),
+    content: z.string().trim().min(1, 'message is empty').max(maxMessageLength),
   }),
 );
 export type UserMessage = z.infer<ReturnType<typeof userMessageSchema>>;

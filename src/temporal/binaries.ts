@@ -51,7 +51,9 @@ function cacheCandidates(kind: BinaryKind, cacheDir: string): { label: string; p
 }
 
 /** The install ways for this kind after PyPI, with the source each one reports. */
-function fallbackInstallers(kind: BinaryKind): { source: BinarySource; way: string; run: (ctx: InstallContext) => Promise<InstallOutcome> }[] {
+function fallbackInstallers(
+  kind: BinaryKind,
+): { source: BinarySource; way: string; run: (ctx: InstallContext) => Promise<InstallOutcome> }[] {
   return kind === 'cli'
     ? [{ source: 'go', way: `go install ${GO_CLI_MODULE}@${GO_CLI_VERSION}`, run: installCliWithGo }]
     : [

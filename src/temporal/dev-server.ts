@@ -125,10 +125,12 @@ class OutputTail {
 /** The dev server settings Arbor starts its server with (the benchmarks use them too). */
 export const devServerTuning = [
   // No phoning home for version checks (as @temporalio/testing does too).
-  '--dynamic-config-value', 'frontend.enableServerVersionCheck=false',
+  '--dynamic-config-value',
+  'frontend.enableServerVersionCheck=false',
   // A parent starting hundreds of sub-agents at once writes their start events in one batch; past the default 512 KiB
   // events cache the server reads that batch back for every child it starts (bench/RESULTS.md, B4).
-  '--dynamic-config-value', 'history.eventsCacheMaxSizeBytes=67108864',
+  '--dynamic-config-value',
+  'history.eventsCacheMaxSizeBytes=67108864',
 ] as const;
 
 export async function startDevServer(options: DevServerOptions = {}): Promise<DevServer> {
@@ -147,11 +149,16 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
 
   const cliPath = options.cliPath ?? (await locateBinaryPath('cli', { log, ...options.locate }));
   const args = [
-    'server', 'start-dev',
-    '--ip', ip,
-    '--port', String(port),
-    '--namespace', namespace,
-    '--log-level', options.logLevel ?? 'warn',
+    'server',
+    'start-dev',
+    '--ip',
+    ip,
+    '--port',
+    String(port),
+    '--namespace',
+    namespace,
+    '--log-level',
+    options.logLevel ?? 'warn',
     ...devServerTuning,
   ];
   if (ui && uiPort) args.push('--ui-port', String(uiPort));
@@ -169,7 +176,12 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
 
   log(`starting ${cliPath} ${args.join(' ')}`);
   // Its own process group: Ctrl-C in a terminal reaches only us, and we stop the server after the worker has drained.
-  const child = spawn(cliPath, args, { env: options.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true, detached: true });
+  const child = spawn(cliPath, args, {
+    env: options.env ?? process.env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    windowsHide: true,
+    detached: true,
+  });
   const tail = new OutputTail();
   let partial = '';
   const onData = (chunk: Buffer) => {
@@ -227,7 +239,8 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
       timeoutMs: options.readyTimeoutMs ?? 30_000,
       failed: () => {
         if (spawnError) return `could not run ${cliPath}: ${spawnError.message}`;
-        if (exited) return `temporal server start-dev exited early (code ${child.exitCode ?? 'none'}, signal ${child.signalCode ?? 'none'})`;
+        if (exited)
+          return `temporal server start-dev exited early (code ${child.exitCode ?? 'none'}, signal ${child.signalCode ?? 'none'})`;
         return undefined;
       },
     });

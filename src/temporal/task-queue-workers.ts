@@ -22,7 +22,10 @@ export async function workersPolling(client: Client, taskQueue: string): Promise
   return response.pollers.map((poller) => {
     const seen = poller.lastAccessTime;
     const seenMs = seen ? toNumber(seen.seconds) * 1000 + Math.floor((seen.nanos ?? 0) / 1e6) : undefined;
-    return { identity: poller.identity ?? '', last_seen_seconds_ago: seenMs === undefined ? null : Math.max(0, Math.round((now - seenMs) / 1000)) };
+    return {
+      identity: poller.identity ?? '',
+      last_seen_seconds_ago: seenMs === undefined ? null : Math.max(0, Math.round((now - seenMs) / 1000)),
+    };
   });
 }
 

@@ -4,5 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { workflowBundlerOptions } from './workflow-code.js';
 
-const { code } = await bundleWorkflowCode({ ...workflowBundlerOptions(), logger: { log() {}, trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error } });
+const { code } = await bundleWorkflowCode({
+  ...workflowBundlerOptions(),
+  logger: { log() {}, trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error },
+});
 await writeFile(fileURLToPath(new URL('../workflow-bundle.js', import.meta.url)), code);

@@ -32,7 +32,10 @@ export function workflowBundlerOptions(): { workflowsPath: string; ignoreModules
 }
 
 /** The same, as Worker options that bundle the workflow code when the worker starts. */
-export function workflowSourceWorkerOptions(): { workflowsPath: string; bundlerOptions: { ignoreModules: string[]; preloadModules: string[] } } {
+export function workflowSourceWorkerOptions(): {
+  workflowsPath: string;
+  bundlerOptions: { ignoreModules: string[]; preloadModules: string[] };
+} {
   const { workflowsPath, ...bundlerOptions } = workflowBundlerOptions();
   return { workflowsPath, bundlerOptions };
 }

@@ -14,7 +14,9 @@ export function checkAnswerRequest(state: SessionState, request: AnswerRequest):
   if (!set) {
     const below = state.treeQuestions.find((candidate) => candidate.question_set_id === question_set_id);
     if (below) {
-      throw new Error(`Question set ${question_set_id} was asked by session ${below.session_id} ("${below.session_title}"): send the answers to that session.`);
+      throw new Error(
+        `Question set ${question_set_id} was asked by session ${below.session_id} ("${below.session_title}"): send the answers to that session.`,
+      );
     }
     throw new Error(`Session ${state.identity.session_id} has no question set ${question_set_id} waiting for an answer.`);
   }

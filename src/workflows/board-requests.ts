@@ -5,7 +5,10 @@ import type { SessionState } from './session-state.js';
 
 /** Only a root session keeps a board, and only well-formed operations reach it; returns the request with defaults applied. */
 export function parseBoardRequest(state: SessionState, request: TaskBoardRequest): TaskBoardRequest {
-  if (!state.isRoot()) throw new Error(`Session ${state.identity.session_id} is a sub-agent; the task board is kept by its root ${state.identity.root_session_id}.`);
+  if (!state.isRoot())
+    throw new Error(
+      `Session ${state.identity.session_id} is a sub-agent; the task board is kept by its root ${state.identity.root_session_id}.`,
+    );
   if (typeof request?.session_id !== 'string') throw new Error('A task-board request names the calling session_id.');
   const { session_id } = request;
   switch (request.op) {
@@ -37,7 +40,11 @@ export function applyBoardRequest(state: SessionState, request: TaskBoardRequest
   return parsed.op === 'create' || parsed.op === 'update' ? state.board.updates.keep(updateId, reply) : reply;
 }
 
-function parse<T>(schema: { safeParse(value: unknown): { success: true; data: T } | { success: false; error: { message: string } } }, value: unknown, op: string): T {
+function parse<T>(
+  schema: { safeParse(value: unknown): { success: true; data: T } | { success: false; error: { message: string } } },
+  value: unknown,
+  op: string,
+): T {
   const parsed = schema.safeParse(value);
   if (!parsed.success) throw new Error(`Invalid ${op} arguments: ${parsed.error.message}`);
   return parsed.data;

@@ -28,8 +28,13 @@ export class CronJobs {
 
   create(args: { cron: string; prompt: string; recurring: boolean; durable: boolean }, settings: CronSettings): ToolReply<CronJob> {
     const fields = args.cron.split(/\s+/);
-    if (fields.length !== 5) return { ok: false, error: `"${args.cron}" has ${fields.length} fields; a cron expression here has exactly 5: minute hour day-of-month month day-of-week.` };
-    if (this.jobs.length >= maxCronJobs) return { ok: false, error: `This session already has ${maxCronJobs} cron jobs, the most it may; delete one first.` };
+    if (fields.length !== 5)
+      return {
+        ok: false,
+        error: `"${args.cron}" has ${fields.length} fields; a cron expression here has exactly 5: minute hour day-of-month month day-of-week.`,
+      };
+    if (this.jobs.length >= maxCronJobs)
+      return { ok: false, error: `This session already has ${maxCronJobs} cron jobs, the most it may; delete one first.` };
     const now = this.now();
     const next = nextFire(args.cron, now, settings.timezone, new Date(now.getTime() + yearMs));
     if (!next.ok) return next;
@@ -75,7 +80,11 @@ export class CronJobs {
       }
       if (now.getTime() < Date.parse(job.next_fire_at)) continue;
       job.firings += 1;
-      messages.push({ id: `${cronFiringPrefix}${job.id}:${job.firings}`, content: `[Cron ${job.id}, ${job.human_schedule}] ${job.prompt}`, source: 'cron' });
+      messages.push({
+        id: `${cronFiringPrefix}${job.id}:${job.firings}`,
+        content: `[Cron ${job.id}, ${job.human_schedule}] ${job.prompt}`,
+        source: 'cron',
+      });
       if (!job.recurring) {
         this.delete(job.id);
         continue;

@@ -22,7 +22,10 @@ export interface DeploymentSettings {
 }
 
 /** The settings' part of the carried state, in the field names and shape running sessions carry. */
-export type CarriedSettings = Pick<CarriedState, 'model' | 'search_attributes' | 'unavailable_tools' | 'question_timeout_seconds' | 'cron_timezone' | 'loop_limits'>;
+export type CarriedSettings = Pick<
+  CarriedState,
+  'model' | 'search_attributes' | 'unavailable_tools' | 'question_timeout_seconds' | 'cron_timezone' | 'loop_limits'
+>;
 
 const defaultLoopLimits: LoopLimits = { minIntervalSeconds: defaultLoopMinIntervalSeconds, maxAgeSeconds: defaultLoopMaxAgeSeconds };
 

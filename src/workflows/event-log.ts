@@ -1,5 +1,12 @@
 import { utf8Length } from '../shared/utf8.js';
-import { carriedEventCount, eventBufferSize, type EventPage, type EventRange, type SessionEvent, type SessionEventBody } from '../shared/events.js';
+import {
+  carriedEventCount,
+  eventBufferSize,
+  type EventPage,
+  type EventRange,
+  type SessionEvent,
+  type SessionEventBody,
+} from '../shared/events.js';
 
 export interface CarriedEvents {
   next_seq: number;

@@ -23,10 +23,21 @@ export class Goals {
 
   create(condition: string, maxTurns: number): ToolReply<Goal> {
     if (this.active().length >= maxActiveGoals) {
-      return { ok: false, error: `This session already has ${maxActiveGoals} active goals, the most it may; complete or cancel one first.` };
+      return {
+        ok: false,
+        error: `This session already has ${maxActiveGoals} active goals, the most it may; complete or cancel one first.`,
+      };
     }
     const now = this.now().toISOString();
-    const goal: Goal = { goal_id: `goal-${this.newId().slice(0, 8)}`, condition, max_turns: maxTurns, completed_turns: 0, status: 'active', created_at: now, updated_at: now };
+    const goal: Goal = {
+      goal_id: `goal-${this.newId().slice(0, 8)}`,
+      condition,
+      max_turns: maxTurns,
+      completed_turns: 0,
+      status: 'active',
+      created_at: now,
+      updated_at: now,
+    };
     this.goals.push(goal);
     this.onChange(goal);
     return { ok: true, result: goal };
@@ -35,7 +46,15 @@ export class Goals {
   /** Ends an active goal as completed or cancelled; refused, with a message for the model, when that is not possible. */
   end(goalId: string, status: 'completed' | 'cancelled'): ToolReply<Goal> {
     const goal = this.goals.find((candidate) => candidate.goal_id === goalId);
-    if (!goal) return { ok: false, error: `No goal ${goalId}. Active goals: ${this.active().map((active) => active.goal_id).join(', ') || 'none'}.` };
+    if (!goal)
+      return {
+        ok: false,
+        error: `No goal ${goalId}. Active goals: ${
+          this.active()
+            .map((active) => active.goal_id)
+            .join(', ') || 'none'
+        }.`,
+      };
     if (goal.status !== 'active') return { ok: false, error: `Goal ${goalId} is already ${goal.status}.` };
     goal.status = status;
     goal.updated_at = this.now().toISOString();
@@ -53,7 +72,9 @@ export class Goals {
     }
     const active = this.active();
     if (active.length === 0) return undefined;
-    const lines = active.map((goal) => `- ${goal.goal_id} (turn ${goal.completed_turns + 1} of at most ${goal.max_turns}): ${goal.condition}`);
+    const lines = active.map(
+      (goal) => `- ${goal.goal_id} (turn ${goal.completed_turns + 1} of at most ${goal.max_turns}): ${goal.condition}`,
+    );
     return {
       id: `${goalContinuationPrefix}${turn}`,
       content:

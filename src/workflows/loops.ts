@@ -36,9 +36,13 @@ export class Loops {
 
   create(args: { prompt: string; interval_seconds: number; max_turns: number }, limits: LoopLimits): ToolReply<Loop> {
     if (args.interval_seconds < limits.minIntervalSeconds) {
-      return { ok: false, error: `interval_seconds must be at least ${limits.minIntervalSeconds} (this deployment's minimum); got ${args.interval_seconds}.` };
+      return {
+        ok: false,
+        error: `interval_seconds must be at least ${limits.minIntervalSeconds} (this deployment's minimum); got ${args.interval_seconds}.`,
+      };
     }
-    if (this.live().length >= maxActiveLoops) return { ok: false, error: `This session already has ${maxActiveLoops} loops, the most it may; cancel one first.` };
+    if (this.live().length >= maxActiveLoops)
+      return { ok: false, error: `This session already has ${maxActiveLoops} loops, the most it may; cancel one first.` };
     const now = this.now();
     const loop: Loop = {
       loop_id: `loop-${this.newId().slice(0, 8)}`,
@@ -128,7 +132,15 @@ export class Loops {
 
   private transition(loopId: string, from: Loop['status'][], apply: (loop: Loop) => void): ToolReply<Loop> {
     const loop = this.loops.find((candidate) => candidate.loop_id === loopId);
-    if (!loop) return { ok: false, error: `No loop ${loopId}. Loops: ${this.live().map((live) => `${live.loop_id} (${live.status})`).join(', ') || 'none'}.` };
+    if (!loop)
+      return {
+        ok: false,
+        error: `No loop ${loopId}. Loops: ${
+          this.live()
+            .map((live) => `${live.loop_id} (${live.status})`)
+            .join(', ') || 'none'
+        }.`,
+      };
     if (!from.includes(loop.status)) return { ok: false, error: `Loop ${loopId} is ${loop.status}; this needs it ${from.join(' or ')}.` };
     apply(loop);
     this.changed(loop);

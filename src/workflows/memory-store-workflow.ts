@@ -1,6 +1,14 @@
 import { allHandlersFinished, condition, continueAsNew, currentUpdateInfo, setHandler, workflowInfo } from '@temporalio/workflow';
 import { memoryReadQuery, memoryWriteUpdate } from '../shared/messages.js';
-import { deleteMemory, listMemories, saveMemory, searchMemory, updateMemory, type MemoryRead, type MemoryWriteRequest } from '../shared/tools/memory.js';
+import {
+  deleteMemory,
+  listMemories,
+  saveMemory,
+  searchMemory,
+  updateMemory,
+  type MemoryRead,
+  type MemoryWriteRequest,
+} from '../shared/tools/memory.js';
 import { MemoryStore } from './memory-store.js';
 import type { MemoryStoreInput, MemoryStoreWorkflow } from '../shared/workflow-types.js';
 import { RecentReplies } from './recent-replies.js';
@@ -46,9 +54,11 @@ const writeTools = { save: saveMemory, update: updateMemory, delete: deleteMemor
 
 function parseWrite(request: MemoryWriteRequest): ToolReply<MemoryWriteRequest> {
   const schema = writeTools[request?.op as keyof typeof writeTools]?.input;
-  if (!schema || typeof request.session_id !== 'string') return { ok: false, error: 'A memory write is {op: save|update|delete, session_id, args}.' };
+  if (!schema || typeof request.session_id !== 'string')
+    return { ok: false, error: 'A memory write is {op: save|update|delete, session_id, args}.' };
   const parsed = schema.safeParse(request.args);
-  if (!parsed.success) return { ok: false, error: `Invalid ${request.op} arguments: ${parsed.error.issues.map((issue) => issue.message).join('; ')}` };
+  if (!parsed.success)
+    return { ok: false, error: `Invalid ${request.op} arguments: ${parsed.error.issues.map((issue) => issue.message).join('; ')}` };
   return { ok: true, result: { ...request, args: parsed.data } as MemoryWriteRequest };
 }
 

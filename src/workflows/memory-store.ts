@@ -25,7 +25,10 @@ export class MemoryStore {
     switch (request.op) {
       case 'save': {
         if (this.memories.length >= maxMemoriesPerOwner) {
-          return { ok: false, error: `This user already has ${maxMemoriesPerOwner} memories, the most allowed: update or delete old ones first.` };
+          return {
+            ok: false,
+            error: `This user already has ${maxMemoriesPerOwner} memories, the most allowed: update or delete old ones first.`,
+          };
         }
         const memory: MemoryRecord = {
           memory_id: `mem-${this.nextId++}`,
@@ -76,7 +79,9 @@ export class MemoryStore {
     }
     const hits = this.searchIndex().search(request.args.query, { prefix: true, fuzzy: 0.2, boost: { tags: 2 }, combineWith: 'OR' });
     return {
-      results: hits.slice(0, request.args.limit).map((hit) => ({ ...this.find(hit.id as string)!, score: Math.round(hit.score * 1000) / 1000 })),
+      results: hits
+        .slice(0, request.args.limit)
+        .map((hit) => ({ ...this.find(hit.id as string)!, score: Math.round(hit.score * 1000) / 1000 })),
     };
   }
 

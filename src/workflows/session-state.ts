@@ -88,14 +88,42 @@ export class SessionState {
     this.plan = carried?.plan ?? null;
     this.treeQuestions = carried?.tree_questions ?? [];
     this.events = new EventLog(identity.session_id, () => clock.now(), carried?.events);
-    this.goals = new Goals(carried?.goals ?? [], () => clock.now(), () => clock.newId(), (goal) =>
-      this.events.emit({ type: 'goal_updated', goal_id: goal.goal_id, status: goal.status, completed_turns: goal.completed_turns, max_turns: goal.max_turns }),
+    this.goals = new Goals(
+      carried?.goals ?? [],
+      () => clock.now(),
+      () => clock.newId(),
+      (goal) =>
+        this.events.emit({
+          type: 'goal_updated',
+          goal_id: goal.goal_id,
+          status: goal.status,
+          completed_turns: goal.completed_turns,
+          max_turns: goal.max_turns,
+        }),
     );
-    this.loops = new Loops(carried?.loops ?? [], () => clock.now(), () => clock.newId(), (loop) =>
-      this.events.emit({ type: 'loop_updated', loop_id: loop.loop_id, status: loop.status, firings: loop.firings, next_fire_at: loop.next_fire_at }),
+    this.loops = new Loops(
+      carried?.loops ?? [],
+      () => clock.now(),
+      () => clock.newId(),
+      (loop) =>
+        this.events.emit({
+          type: 'loop_updated',
+          loop_id: loop.loop_id,
+          status: loop.status,
+          firings: loop.firings,
+          next_fire_at: loop.next_fire_at,
+        }),
     );
-    this.crons = new CronJobs(carried?.cron_jobs ?? [], () => clock.now(), () => clock.newId());
-    this.board = new TaskBoard(() => clock.now(), carried?.task_board, (change) => this.events.emit({ type: 'task_updated', ...change }));
+    this.crons = new CronJobs(
+      carried?.cron_jobs ?? [],
+      () => clock.now(),
+      () => clock.newId(),
+    );
+    this.board = new TaskBoard(
+      () => clock.now(),
+      carried?.task_board,
+      (change) => this.events.emit({ type: 'task_updated', ...change }),
+    );
     this.createdAt = carried?.created_at ?? now;
     this.updatedAt = now;
     this.turnStartedAt = carried?.turn_started_at ?? null;
@@ -162,7 +190,14 @@ export class SessionState {
 
   toolFinished(call: { id: string; name: string }, outcome: { content: string; is_error: boolean }): void {
     const { text, truncated } = shorten(outcome.content, eventTextLimits.tool);
-    this.events.emit({ type: 'tool_result', tool_call_id: call.id, name: call.name, content: text, is_error: outcome.is_error, ...(truncated ? { truncated } : {}) });
+    this.events.emit({
+      type: 'tool_result',
+      tool_call_id: call.id,
+      name: call.name,
+      content: text,
+      is_error: outcome.is_error,
+      ...(truncated ? { truncated } : {}),
+    });
   }
 
   setStatus(status: SessionStatus): void {
@@ -220,7 +255,13 @@ export class SessionState {
       }
       for (const call of entry.tool_calls ?? []) {
         const { text, truncated } = shorten(call.arguments, eventTextLimits.tool);
-        this.events.emit({ type: 'tool_call', tool_call_id: call.id, name: call.name, arguments: text, ...(truncated ? { truncated } : {}) });
+        this.events.emit({
+          type: 'tool_call',
+          tool_call_id: call.id,
+          name: call.name,
+          arguments: text,
+          ...(truncated ? { truncated } : {}),
+        });
       }
     } else if (entry.role === 'notice' || entry.role === 'error') {
       this.events.emit({ type: entry.role, content: shorten(entry.content, eventTextLimits.message).text });

@@ -113,8 +113,12 @@ async function runSession(input: SessionInput): Promise<SessionResult> {
   setHandler(transcriptPageQuery, (request) => state.transcript.page(request, runId));
   setHandler(messageStateQuery, (id) => state.messageState(id));
   setHandler(eventsQuery, (range) => state.events.page(range));
-  setHandler(answerQuestionsUpdate, (request) => acceptAnswers(state, request), { validator: (request) => checkAnswerRequest(state, request) });
-  setHandler(taskBoardUpdate, (request) => applyBoardRequest(state, request), { validator: (request) => void parseBoardRequest(state, request) });
+  setHandler(answerQuestionsUpdate, (request) => acceptAnswers(state, request), {
+    validator: (request) => checkAnswerRequest(state, request),
+  });
+  setHandler(taskBoardUpdate, (request) => applyBoardRequest(state, request), {
+    validator: (request) => void parseBoardRequest(state, request),
+  });
   setHandler(treeQuestionsSignal, (change) => {
     if (change && (change.kind === 'asked' || change.kind === 'settled')) state.applyTreeQuestions(change);
   });
@@ -129,8 +133,7 @@ async function runSession(input: SessionInput): Promise<SessionResult> {
     maxToolRounds: input.max_tool_rounds ?? defaultMaxToolRounds,
   };
   // The session's tools: those it was given (default all), less those this deployment cannot serve.
-  const chooseTools = () =>
-    servedTools(state.settings).filter((name) => (input.tools ? input.tools.includes(name) : true));
+  const chooseTools = () => servedTools(state.settings).filter((name) => (input.tools ? input.tools.includes(name) : true));
   const cursor: ModelCursor = { sent: 0 };
   const closesWhenDone = state.identity.parent_session_id !== null || input.ends_when_done === true;
   const subAgents = new SubAgents(state, {
@@ -165,7 +168,8 @@ async function runSession(input: SessionInput): Promise<SessionResult> {
         status.startFirstTurnClock();
       }
       state.applyEnvironment(givenEnvironment ?? (await prepareSession(input.model)));
-      if (state.settings.searchAttributes && !startedWithIdentity()) upsertSearchAttributes(identityAttributes(state.identity, state.status));
+      if (state.settings.searchAttributes && !startedWithIdentity())
+        upsertSearchAttributes(identityAttributes(state.identity, state.status));
     }
     settings.toolNames = chooseTools();
     void runSessionClock(state);
@@ -191,7 +195,8 @@ async function runSession(input: SessionInput): Promise<SessionResult> {
       if (state.inbox.length > 0) {
         // Messages keep coming (a flood, or a goal driving turn after turn), so the session is never idle: once the run
         // is long it continues as new between turns all the same, carrying what is queued (once that is small enough).
-        if (mayContinueBetweenTurns(closesWhenDone ? 'sub-agents-continue-as-new' : 'continue-as-new-with-queued-messages')) await continueAsNewNow();
+        if (mayContinueBetweenTurns(closesWhenDone ? 'sub-agents-continue-as-new' : 'continue-as-new-with-queued-messages'))
+          await continueAsNewNow();
         continue;
       }
       if (closesWhenDone) {

@@ -14,7 +14,14 @@ import {
 } from '@temporalio/workflow';
 import { identityAttributes } from './identity-attributes.js';
 import { hasBuiltInChanges, hasChange } from './session-changes.js';
-import { childFinalMessageChars, closedStatuses, type SessionInput, type SessionResult, type SessionStatus, type SubAgentFinished } from '../shared/session.js';
+import {
+  childFinalMessageChars,
+  closedStatuses,
+  type SessionInput,
+  type SessionResult,
+  type SessionStatus,
+  type SubAgentFinished,
+} from '../shared/session.js';
 import { eventTextLimits } from '../shared/events.js';
 import { shorten } from './event-log.js';
 import { environmentFor } from './deployment-settings.js';
@@ -62,16 +69,26 @@ export class SubAgents {
   checkLimits(): ToolReply<void> {
     const { depth } = this.state.identity;
     if (depth + 1 > this.limits.maxDepth) {
-      return { ok: false, error: `Sub-agents may nest at most ${this.limits.maxDepth} levels below the root session; this session is at depth ${depth}. Do the work here instead.` };
+      return {
+        ok: false,
+        error: `Sub-agents may nest at most ${this.limits.maxDepth} levels below the root session; this session is at depth ${depth}. Do the work here instead.`,
+      };
     }
     const running = this.state.runningChildren().length;
     let counted = running;
     // Sub-agents still starting count too (newer runs: older ones let one round's parallel calls past the limit).
-    if (running < this.limits.maxChildren && running + this.starting >= this.limits.maxChildren && hasChange('sub-agent-limit-counts-starting')) {
+    if (
+      running < this.limits.maxChildren &&
+      running + this.starting >= this.limits.maxChildren &&
+      hasChange('sub-agent-limit-counts-starting')
+    ) {
       counted += this.starting;
     }
     if (counted >= this.limits.maxChildren) {
-      return { ok: false, error: `This session already runs ${counted} sub-agents, the most it may run at once (${this.limits.maxChildren}). Wait for some to finish or stop them.` };
+      return {
+        ok: false,
+        error: `This session already runs ${counted} sub-agents, the most it may run at once (${this.limits.maxChildren}). Wait for some to finish or stop them.`,
+      };
     }
     return { ok: true, result: undefined };
   }
@@ -114,7 +131,12 @@ export class SubAgents {
         parentClosePolicy: outlivesRun ? ParentClosePolicy.ABANDON : ParentClosePolicy.REQUEST_CANCEL,
         // Visible in its tree from its first moment, and the child saves the upsert (and its history event).
         ...(this.state.settings.searchAttributes
-          ? { typedSearchAttributes: identityAttributes({ root_session_id: identity.root_session_id, parent_session_id: identity.session_id, title: request.title }, 'idle') }
+          ? {
+              typedSearchAttributes: identityAttributes(
+                { root_session_id: identity.root_session_id, parent_session_id: identity.session_id, title: request.title },
+                'idle',
+              ),
+            }
           : {}),
       });
     } finally {
@@ -166,7 +188,12 @@ export class SubAgents {
     this.ended(child.sub_session_id, child.title, report.status, report.final_message);
     if (child.mode !== 'async') return;
     if (report.status === 'failed') this.notifyFailure(child.sub_session_id, child.title);
-    else if (report.status !== 'stopped') this.notify(child.sub_session_id, child.title, { session_id: child.sub_session_id, status: report.status, final_message: report.final_message });
+    else if (report.status !== 'stopped')
+      this.notify(child.sub_session_id, child.title, {
+        session_id: child.sub_session_id,
+        status: report.status,
+        final_message: report.final_message,
+      });
   }
 
   /**
@@ -194,7 +221,10 @@ export class SubAgents {
   /** Records a child's end; question sets still listed for its branch are dropped, since nobody there waits any more. */
   private ended(id: string, title: string, status: SessionStatus, finalMessage: string | null): void {
     // The record keeps the start of the final message (it is in every snapshot, and carried); the sub-agent has it all.
-    this.state.updateChild(id, { status, final_message: finalMessage === null ? null : shorten(finalMessage, childFinalMessageChars).text });
+    this.state.updateChild(id, {
+      status,
+      final_message: finalMessage === null ? null : shorten(finalMessage, childFinalMessageChars).text,
+    });
     const { text, truncated } = shorten(finalMessage ?? '', eventTextLimits.message);
     this.state.events.emit({
       type: 'sub_agent_finished',

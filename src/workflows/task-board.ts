@@ -1,6 +1,13 @@
 import type { ToolReply } from '../shared/tool-reply.js';
 import { RecentReplies } from './recent-replies.js';
-import { maxTasks, type BoardTask, type TaskBoardRequest, type TaskCreateArgs, type TaskStatus, type TaskUpdateArgs } from '../shared/tools/task-board.js';
+import {
+  maxTasks,
+  type BoardTask,
+  type TaskBoardRequest,
+  type TaskCreateArgs,
+  type TaskStatus,
+  type TaskUpdateArgs,
+} from '../shared/tools/task-board.js';
 
 export interface CarriedBoard {
   tasks: BoardTask[];
@@ -64,7 +71,8 @@ export class TaskBoard {
   }
 
   private create(args: TaskCreateArgs, sessionId: string): ToolReply<unknown> {
-    if (this.tasks.length >= maxTasks) return { ok: false, error: `The board already holds ${maxTasks} tasks, the most it may; delete finished ones first.` };
+    if (this.tasks.length >= maxTasks)
+      return { ok: false, error: `The board already holds ${maxTasks} tasks, the most it may; delete finished ones first.` };
     const now = this.now().toISOString();
     const task: BoardTask = {
       id: String(this.nextId++),

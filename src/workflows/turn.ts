@@ -35,7 +35,12 @@ export interface TurnServices {
   toolRoundStarted: (calls: readonly ToolCall[]) => void;
 }
 
-export async function runTurn(state: SessionState, settings: TurnSettings, cursor: ModelCursor, services: TurnServices): Promise<TurnOutcome> {
+export async function runTurn(
+  state: SessionState,
+  settings: TurnSettings,
+  cursor: ModelCursor,
+  services: TurnServices,
+): Promise<TurnOutcome> {
   const allowedTools = new Set(settings.toolNames);
   for (let round = 1; round <= settings.maxToolRounds; round++) {
     let reply: ModelReply;
@@ -74,14 +79,17 @@ export async function runTurn(state: SessionState, settings: TurnSettings, curso
     const outcomes = shareRoundBudget(results);
     toolCalls.forEach((call, index) => {
       const outcome = outcomes[index]!;
-      state.append({
-        role: 'tool',
-        content: outcome.content,
-        tool_call_id: call.id,
-        name: call.name,
-        turn: state.turn,
-        ...(outcome.is_error ? { is_error: true } : {}),
-      }, { emit: false });
+      state.append(
+        {
+          role: 'tool',
+          content: outcome.content,
+          tool_call_id: call.id,
+          name: call.name,
+          turn: state.turn,
+          ...(outcome.is_error ? { is_error: true } : {}),
+        },
+        { emit: false },
+      );
     });
     if (state.endTurnRequested) {
       state.endTurnRequested = false;

@@ -53,7 +53,10 @@ describe('askUser through the CLI and across a worker restart (dev server, worke
       await waitUntil(async () => (await servers.client.session(rootId).snapshot()).status === 'idle', 60_000);
       expect(toolResults(fake.requestsFor(leaf)[1]!)).toEqual([seedText('Europe')]);
 
-      const again = await runCli(['answer', rootId, '--set', set.question_set_id, '--answers', JSON.stringify({ [question.question]: 'Europe' })], env);
+      const again = await runCli(
+        ['answer', rootId, '--set', set.question_set_id, '--answers', JSON.stringify({ [question.question]: 'Europe' })],
+        env,
+      );
       expect(again.code).toBe(2);
       expect(again.stderr).toContain('No questions are waiting');
 

@@ -41,10 +41,22 @@ describe('automations on Temporal Schedules (dev server, worker process, fake mo
     const results = toolResults(fake.requestsFor(instruction).at(-1)!);
     expect(results[0]).toMatch(/^Error: Invalid arguments for automation_create:[\s\S]*cron expressions are not accepted/);
     const created = JSON.parse(results[1]!) as Automation;
-    expect(created).toMatchObject({ owner, title: 'Queue report', recurrence: 'hourly', start_local: startLocal, enabled: true, tools: [] });
+    expect(created).toMatchObject({
+      owner,
+      title: 'Queue report',
+      recurrence: 'hourly',
+      start_local: startLocal,
+      enabled: true,
+      tools: [],
+    });
     expect(created.next_run_at).toBe(`${startLocal}:00.000Z`);
     const waited = JSON.parse(results[3]!);
-    expect(waited).toMatchObject({ status: 'completed', final_message: 'Report: queue is empty.', timed_out: false, automation_id: automationId });
+    expect(waited).toMatchObject({
+      status: 'completed',
+      final_message: 'Report: queue is empty.',
+      timed_out: false,
+      automation_id: automationId,
+    });
 
     // The schedule is a real Temporal Schedule, and it fires by itself at the start minute.
     model.script(prompt, { content: 'Scheduled report: queue is empty.' });
@@ -53,13 +65,19 @@ describe('automations on Temporal Schedules (dev server, worker process, fake mo
     const scheduledRunId = (await schedule.describe()).info.recentActions[0]!.action.workflow.workflowId;
     const automations = servers.client.automations(owner);
     const scheduledRun = await automations.waitRun(scheduledRunId, 30_000);
-    expect(scheduledRun).toMatchObject({ status: 'completed', final_message: 'Scheduled report: queue is empty.', automation_id: automationId });
-    expect((await servers.client.session(scheduledRunId).snapshot())).toMatchObject({ owner, title: 'Queue report', status: 'completed' });
+    expect(scheduledRun).toMatchObject({
+      status: 'completed',
+      final_message: 'Scheduled report: queue is empty.',
+      automation_id: automationId,
+    });
+    expect(await servers.client.session(scheduledRunId).snapshot()).toMatchObject({ owner, title: 'Queue report', status: 'completed' });
 
     const updated = await automations.update({ automation_id: automationId, recurrence: 'daily', enabled: false });
     expect(updated).toMatchObject({ recurrence: 'daily', enabled: false, next_run_at: null });
     expect((await schedule.describe()).state.paused).toBe(true);
-    await expect(servers.client.automations(`mallory-${randomUUID().slice(0, 8)}`).get(automationId)).rejects.toThrow(`No automation ${automationId}`);
+    await expect(servers.client.automations(`mallory-${randomUUID().slice(0, 8)}`).get(automationId)).rejects.toThrow(
+      `No automation ${automationId}`,
+    );
 
     const listed = await runCli(['automations', 'list', '--owner', owner, '--json'], env);
     expect(listed.code, listed.stderr).toBe(0);

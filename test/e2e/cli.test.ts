@@ -84,7 +84,9 @@ describe('the arbor CLI against a running worker', () => {
     expect(snapshot).toMatchObject({ status: 'idle', turn: 2, goals: [{ status: 'completed', completed_turns: 1, max_turns: 3 }] });
     const loops = await runCli(['loops', session_id], env);
     expect(loops.code, loops.stderr).toBe(0);
-    expect(loops.stdout).toMatch(/^no loops\ngoal goal-[0-9a-f]{8} \[completed\] 1\/3 turns: An answer to: Make this a goal: name a tree$/m);
+    expect(loops.stdout).toMatch(
+      /^no loops\ngoal goal-[0-9a-f]{8} \[completed\] 1\/3 turns: An answer to: Make this a goal: name a tree$/m,
+    );
   });
 
   it('holds a conversation in chat from piped input, one answer per line, and leaves the session open', async () => {
@@ -115,7 +117,12 @@ describe('the arbor CLI against a running worker', () => {
       const tree = await runCli(['tree', session_id, '--json'], env);
       expect(tree.code, tree.stderr).toBe(0);
       const parsed = JSON.parse(tree.stdout);
-      expect(parsed).toMatchObject({ session_id, status: 'idle', mode: null, children: [{ title: 'Slow helper', status: 'running', mode: 'async', children: [] }] });
+      expect(parsed).toMatchObject({
+        session_id,
+        status: 'idle',
+        mode: null,
+        children: [{ title: 'Slow helper', status: 'running', mode: 'async', children: [] }],
+      });
       const childId = parsed.children[0].session_id;
 
       const stopped = await runCli(['stop', session_id, '--json'], env);
@@ -144,13 +151,21 @@ describe('the arbor CLI against a running worker', () => {
     expect(report.model.context_tokens).toBeNull();
     expect(report.binaries.cli).toHaveProperty('found');
     // The worker process this block started polls the task queue.
-    expect(report.temporal.workers).toEqual(expect.arrayContaining([expect.objectContaining({ identity: expect.stringMatching(new RegExp(`^${worker.pid}@`)) })]));
+    expect(report.temporal.workers).toEqual(
+      expect.arrayContaining([expect.objectContaining({ identity: expect.stringMatching(new RegExp(`^${worker.pid}@`)) })]),
+    );
   });
 
   it('tells with doctor that no worker polls a task queue, and how to start one', async () => {
-    const result = await runCli(['doctor', '--no-install'], { ...env, ARBOR_TASK_QUEUE: `nobody-polls-${randomUUID()}`, ARBOR_CACHE_DIR: process.env.ARBOR_CACHE_DIR ?? '' });
+    const result = await runCli(['doctor', '--no-install'], {
+      ...env,
+      ARBOR_TASK_QUEUE: `nobody-polls-${randomUUID()}`,
+      ARBOR_CACHE_DIR: process.env.ARBOR_CACHE_DIR ?? '',
+    });
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toMatch(/Task queue nobody-polls-[0-9a-f-]+: no worker is polling it; sessions will not run until one does \(start one with `arbor worker`/);
+    expect(result.stdout).toMatch(
+      /Task queue nobody-polls-[0-9a-f-]+: no worker is polling it; sessions will not run until one does \(start one with `arbor worker`/,
+    );
   });
 
   it('reports the configured context window with doctor, and says what to fix in a bad one', async () => {
@@ -170,7 +185,11 @@ describe('the arbor CLI against a running worker', () => {
 describe('arbor run with no worker polling', () => {
   it('starts a worker in its own process, runs the demo model and prints the answer', async () => {
     const settings = devServerSettings();
-    const result = await runCli(['run', 'Plan a picnic.', '--json'], { TEMPORAL_ADDRESS: settings.address, ARBOR_TASK_QUEUE: settings.taskQueue }, 90_000);
+    const result = await runCli(
+      ['run', 'Plan a picnic.', '--json'],
+      { TEMPORAL_ADDRESS: settings.address, ARBOR_TASK_QUEUE: settings.taskQueue },
+      90_000,
+    );
     expect(result.code, result.stderr).toBe(0);
     const output = JSON.parse(result.stdout);
     expect(output.status).toBe('idle');
@@ -186,7 +205,8 @@ describe('arbor dev', () => {
     const uiPort = await findFreePort();
     const taskQueue = `dev-${randomUUID()}`;
     const env = { TEMPORAL_ADDRESS: `127.0.0.1:${port}`, ARBOR_TASK_QUEUE: taskQueue };
-    const startDev = () => startDevProcess(['--port', String(port), '--ui-port', String(uiPort), '--db', join(dir, 'temporal.db')], taskQueue);
+    const startDev = () =>
+      startDevProcess(['--port', String(port), '--ui-port', String(uiPort), '--db', join(dir, 'temporal.db')], taskQueue);
 
     const first = await startDev();
     let sessionId: string;
@@ -219,14 +239,23 @@ describe('arbor dev', () => {
 async function startDevProcess(args: string[], taskQueue: string) {
   const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/cli-main.ts', 'dev', ...args], {
     cwd: join(import.meta.dirname, '../..'),
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, TEMPORAL_CONFIG_FILE: '/nonexistent/arbor-test.toml', ARBOR_TASK_QUEUE: taskQueue },
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      TEMPORAL_CONFIG_FILE: '/nonexistent/arbor-test.toml',
+      ARBOR_TASK_QUEUE: taskQueue,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   try {
-    await waitFor(() => output.includes('Arbor is running') || child.exitCode !== null, 90_000, () => output);
+    await waitFor(
+      () => output.includes('Arbor is running') || child.exitCode !== null,
+      90_000,
+      () => output,
+    );
   } catch (error) {
     child.kill('SIGKILL');
     throw error;
@@ -254,6 +283,8 @@ async function waitFor(predicate: () => boolean, timeoutMs: number, describe: ()
 }
 
 async function childPid(parent: number): Promise<number> {
-  const output = execFileSync('ps', ['-o', 'pid=', '--ppid', String(parent)]).toString().trim();
+  const output = execFileSync('ps', ['-o', 'pid=', '--ppid', String(parent)])
+    .toString()
+    .trim();
   return Number(output.split('\n')[0]);
 }

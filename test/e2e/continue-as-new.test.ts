@@ -25,8 +25,14 @@ describe('a session whose history grows past the continue-as-new suggestion', ()
       extraArgs: ['--dynamic-config-value', 'limit.historyCount.suggestContinueAsNew=20'],
       onOutput: (line) => serverOutput.push(line),
     });
-    const settings = loadConnectionSettings({ TEMPORAL_CONFIG_FILE: '/nonexistent/arbor-test.toml' }, { address: server.address, taskQueue: 'can-test' });
-    worker = await createArborWorker({ connection: settings, model: { apiKey: 'sk-can', baseURL: fake.baseURL, defaultModel: 'fake-model', requestTimeoutMs: 30_000 } });
+    const settings = loadConnectionSettings(
+      { TEMPORAL_CONFIG_FILE: '/nonexistent/arbor-test.toml' },
+      { address: server.address, taskQueue: 'can-test' },
+    );
+    worker = await createArborWorker({
+      connection: settings,
+      model: { apiKey: 'sk-can', baseURL: fake.baseURL, defaultModel: 'fake-model', requestTimeoutMs: 30_000 },
+    });
     running = worker.run();
     client = await ArborClient.fromSettings(settings);
   });
@@ -66,19 +72,27 @@ describe('a session whose history grows past the continue-as-new suggestion', ()
     expect(notices).toHaveLength(1);
     expect(notices[0]!.content).toContain('Long task done.');
     expect((await client.temporal.workflow.getHandle(childId).describe()).status.name).toBe('COMPLETED');
-    expect((await session.snapshot()).children).toEqual([expect.objectContaining({ title: 'Long task', status: 'completed', outlives_run: true })]);
+    expect((await session.snapshot()).children).toEqual([
+      expect.objectContaining({ title: 'Long task', status: 'completed', outlives_run: true }),
+    ]);
   });
 
   it('stops a sub-agent carried over from an earlier run when the session is cancelled', async () => {
     const root = `can stop root ${Date.now()}`;
     const child = `can stop child ${Date.now()}`;
     const model = new ScriptedModel(fake);
-    model.script(root, call('subAgent', { title: 'Endless task', instruction: child }), { content: 'Started.' }, ...Array.from({ length: 4 }, () => ({ content: 'ok' })));
+    model.script(
+      root,
+      call('subAgent', { title: 'Endless task', instruction: child }),
+      { content: 'Started.' },
+      ...Array.from({ length: 4 }, () => ({ content: 'ok' })),
+    );
     model.script(child, call('wait', { seconds: 3_600, reason: 'an hour-long job' }), { content: 'never' });
     const session = await client.startSession({ instruction: root });
     await session.waitUntilIdle({ timeoutMs: 30_000 });
     const childId = (await session.snapshot()).children[0]!.sub_session_id;
-    for (const text of ['one', 'two', 'three', 'four']) await session.waitUntilIdle({ messageId: await session.send(text), timeoutMs: 30_000 });
+    for (const text of ['one', 'two', 'three', 'four'])
+      await session.waitUntilIdle({ messageId: await session.send(text), timeoutMs: 30_000 });
     expect(await runStatuses(session.id)).toContain('CONTINUED_AS_NEW');
 
     await client.temporal.workflow.getHandle(session.id).cancel();
@@ -87,7 +101,7 @@ describe('a session whose history grows past the continue-as-new suggestion', ()
     expect((await session.snapshot()).children[0]).toMatchObject({ status: 'stopped' });
   });
 
-  it('keeps transcript positions when a continue-as-new leaves old entries behind, so the entries after a snapshot\'s message_count are still that turn\'s', async () => {
+  it("keeps transcript positions when a continue-as-new leaves old entries behind, so the entries after a snapshot's message_count are still that turn's", async () => {
     const instruction = `compacting ${Date.now()}`;
     const big = (label: string) => `${label} `.padEnd(190_000, 'x');
     new ScriptedModel(fake).script(
@@ -101,13 +115,19 @@ describe('a session whose history grows past the continue-as-new suggestion', ()
     );
     const session = await client.startSession({ instruction });
     await session.waitUntilIdle({ timeoutMs: 30_000 });
-    for (let index = 0; index < 6; index++) await session.waitUntilIdle({ messageId: await session.send(big(`message ${index}`)), timeoutMs: 30_000 });
+    for (let index = 0; index < 6; index++)
+      await session.waitUntilIdle({ messageId: await session.send(big(`message ${index}`)), timeoutMs: 30_000 });
 
     const before = await session.snapshot();
     const runBefore = (await client.temporal.workflow.getHandle(session.id).describe()).runId;
     const messageId = await session.send(big('What comes next?'));
     const streamed: string[] = [];
-    await session.waitUntilIdle({ messageId, fromEntry: before.message_count, onEntries: (entries) => streamed.push(...entries.map((entry) => entry.role)), timeoutMs: 30_000 });
+    await session.waitUntilIdle({
+      messageId,
+      fromEntry: before.message_count,
+      onEntries: (entries) => streamed.push(...entries.map((entry) => entry.role)),
+      timeoutMs: 30_000,
+    });
 
     // The turn ended by continuing as new, and the next run holds fewer entries than the session has had.
     expect((await client.temporal.workflow.getHandle(session.id).describe()).runId).not.toBe(runBefore);

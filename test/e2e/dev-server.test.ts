@@ -59,9 +59,7 @@ describe('startDevServer', () => {
     const workflowId = `survives-restart-${Date.now()}`;
 
     const first = await start({ dbFilename });
-    await withClient(first.address, (client) =>
-      client.workflow.start('nonexistentWorkflow', { taskQueue: 'nobody', workflowId }),
-    );
+    await withClient(first.address, (client) => client.workflow.start('nonexistentWorkflow', { taskQueue: 'nobody', workflowId }));
     await first.stop();
 
     const second = await start({ dbFilename });
@@ -74,9 +72,7 @@ describe('startDevServer', () => {
   it('forgets workflows on restart when no SQLite file is given', async () => {
     const workflowId = `in-memory-${Date.now()}`;
     const first = await start();
-    await withClient(first.address, (client) =>
-      client.workflow.start('nonexistentWorkflow', { taskQueue: 'nobody', workflowId }),
-    );
+    await withClient(first.address, (client) => client.workflow.start('nonexistentWorkflow', { taskQueue: 'nobody', workflowId }));
     await first.stop();
 
     const second = await start();

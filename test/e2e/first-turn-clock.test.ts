@@ -45,7 +45,9 @@ describe('the clock of a session’s first turn (dev server, in-process workers,
       };
     };
 
-    const live = await (await harness.createWorker()).runUntil(async () => {
+    const live = await (
+      await harness.createWorker()
+    ).runUntil(async () => {
       await firstQuery;
       await session.waitUntilIdle({ timeoutMs: 60_000 });
       return firstTurnAsRead();

@@ -13,10 +13,15 @@ describe('memories across a worker restart, from the CLI (dev server, worker pro
     const instruction = `remember things ${randomUUID()}`;
     model.script(
       instruction,
-      { toolCalls: [
-        { name: 'saveMemory', arguments: JSON.stringify({ content: 'Invoices go out on the first Monday of the month.', tags: ['billing'] }) },
-        { name: 'saveMemory', arguments: JSON.stringify({ content: 'Carol prefers short answers.' }) },
-      ] },
+      {
+        toolCalls: [
+          {
+            name: 'saveMemory',
+            arguments: JSON.stringify({ content: 'Invoices go out on the first Monday of the month.', tags: ['billing'] }),
+          },
+          { name: 'saveMemory', arguments: JSON.stringify({ content: 'Carol prefers short answers.' }) },
+        ],
+      },
       { content: 'Remembered.' },
     );
     const started = await runCli(['start', instruction, '--owner', owner, '--json'], env);
@@ -29,7 +34,11 @@ describe('memories across a worker restart, from the CLI (dev server, worker pro
     const searched = await runCli(['memory', 'search', 'when do invoices go out', '--owner', owner, '--json'], env);
     expect(searched.code, searched.stderr).toBe(0);
     const { results } = JSON.parse(searched.stdout);
-    expect(results[0]).toMatchObject({ content: 'Invoices go out on the first Monday of the month.', tags: ['billing'], session_id: session.id });
+    expect(results[0]).toMatchObject({
+      content: 'Invoices go out on the first Monday of the month.',
+      tags: ['billing'],
+      session_id: session.id,
+    });
 
     const listed = await runCli(['memory', 'list', '--owner', owner], env);
     expect(listed.code, listed.stderr).toBe(0);

@@ -14,7 +14,10 @@ describe('queries that get no answer', () => {
     proxy = new FreezableProxy(servers.settings.address);
     const address = await proxy.start();
     throughProxy = await ArborClient.fromSettings(
-      loadConnectionSettings({ TEMPORAL_CONFIG_FILE: '/nonexistent/arbor-test.toml' }, { address, namespace: 'default', taskQueue: servers.settings.taskQueue }),
+      loadConnectionSettings(
+        { TEMPORAL_CONFIG_FILE: '/nonexistent/arbor-test.toml' },
+        { address, namespace: 'default', taskQueue: servers.settings.taskQueue },
+      ),
       { queryTimeoutMs: 1_500 },
     );
   });
@@ -84,7 +87,7 @@ describe('queries that get no answer', () => {
     }
   }, 120_000);
 
-  it('fail after the query timeout, not the server\'s 30 seconds, for a session no worker serves', async () => {
+  it("fail after the query timeout, not the server's 30 seconds, for a session no worker serves", async () => {
     const noWorker = new ArborClient(servers.client.temporal, `arbor-test-no-worker-${Date.now()}`, { queryTimeoutMs: 1_000 });
     const session = await noWorker.startSession({ instruction: 'Nobody will run this.' });
     const asked = Date.now();
@@ -96,7 +99,9 @@ describe('queries that get no answer', () => {
   }, 60_000);
 
   it('rejects a query timeout that is not a positive number', async () => {
-    expect(() => new ArborClient(servers.client.temporal, 'any', { queryTimeoutMs: 0 })).toThrow(/queryTimeoutMs must be a positive number of milliseconds, not 0/);
+    expect(() => new ArborClient(servers.client.temporal, 'any', { queryTimeoutMs: 0 })).toThrow(
+      /queryTimeoutMs must be a positive number of milliseconds, not 0/,
+    );
     await expect(ArborClient.fromSettings(servers.settings, { queryTimeoutMs: Number.NaN })).rejects.toThrow(/not NaN/);
   });
 });

@@ -22,7 +22,10 @@ describe('a worker on a server without Arbor’s search attributes', () => {
     const connection = await Connection.connect({ address: server.address });
     try {
       expect(await missingSearchAttributes(connection, 'default')).toHaveLength(arborSearchAttributes.length);
-      const settings = loadConnectionSettings({ TEMPORAL_CONFIG_FILE: '/nonexistent/arbor-test.toml' }, { address: server.address, taskQueue: 'sa-test' });
+      const settings = loadConnectionSettings(
+        { TEMPORAL_CONFIG_FILE: '/nonexistent/arbor-test.toml' },
+        { address: server.address, taskQueue: 'sa-test' },
+      );
 
       const first = await createArborWorker({ connection: settings, model: { defaultModel: 'demo', requestTimeoutMs: 1000 } });
       expect(await missingSearchAttributes(connection, 'default')).toEqual([]);

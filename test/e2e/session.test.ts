@@ -43,7 +43,15 @@ describe('a session on the dev server with an OpenAI-compatible model', () => {
 
     const messageId = await session.send('And the next one?');
     const second = await session.waitUntilIdle({ messageId, timeoutMs: 30_000 });
-    expect(second).toMatchObject({ status: 'idle', turn: 2, message_count: 4, title: 'Primes', session_id: session.id, root_session_id: session.id, parent_session_id: null });
+    expect(second).toMatchObject({
+      status: 'idle',
+      turn: 2,
+      message_count: 4,
+      title: 'Primes',
+      session_id: session.id,
+      root_session_id: session.id,
+      parent_session_id: null,
+    });
     expect(second.last_message).toMatchObject({ role: 'assistant', content: 'Eleven comes after seven.' });
 
     const requests = fake.requestsFor(instruction);
@@ -81,7 +89,10 @@ describe('a session on the dev server with an OpenAI-compatible model', () => {
 
   it('retries a 429 after its Retry-After and then answers', async () => {
     const instruction = 'Are you overloaded?';
-    fake.reply({ status: 429, headers: { 'retry-after': '1' }, body: { error: { message: 'slow down', type: 'rate_limit' } } }, { content: 'Not any more.' });
+    fake.reply(
+      { status: 429, headers: { 'retry-after': '1' }, body: { error: { message: 'slow down', type: 'rate_limit' } } },
+      { content: 'Not any more.' },
+    );
     const session = await client.startSession({ instruction });
     const snapshot = await session.waitUntilIdle({ timeoutMs: 30_000 });
     expect(snapshot.last_error).toBeNull();
@@ -99,7 +110,10 @@ describe('a session on the dev server with an OpenAI-compatible model', () => {
 
   it('ends the turn on a 400 with a clear error and keeps the session usable', async () => {
     const instruction = 'Trigger a bad request.';
-    fake.reply({ status: 400, body: { error: { message: 'Unrecognized request argument supplied: parallel_tools', type: 'invalid_request_error' } } });
+    fake.reply({
+      status: 400,
+      body: { error: { message: 'Unrecognized request argument supplied: parallel_tools', type: 'invalid_request_error' } },
+    });
     const session = await client.startSession({ instruction });
     const failed = await session.waitUntilIdle({ timeoutMs: 30_000 });
     expect(failed.status).toBe('idle');

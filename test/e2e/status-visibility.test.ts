@@ -39,7 +39,10 @@ describe('the ArborStatus search attribute of a session (dev server, worker proc
   });
 
   /** Runs a turn whose model calls are scripted, and returns the ArborStatus values its session upserted. */
-  async function statusesOfTurn(label: string, ...replies: Parameters<typeof model.script>[1][]): Promise<{ upserts: string[]; seenRunning: boolean }> {
+  async function statusesOfTurn(
+    label: string,
+    ...replies: Parameters<typeof model.script>[1][]
+  ): Promise<{ upserts: string[]; seenRunning: boolean }> {
     const instruction = `${label} ${randomUUID()}`;
     model.script(instruction, ...replies);
     const session = await servers.client.startSession({ instruction });
@@ -74,21 +77,25 @@ describe('the ArborStatus search attribute of a session (dev server, worker proc
   });
 
   it('shows running at once when a round starts a call that may wait long', async () => {
-    const { upserts, seenRunning } = await statusesOfTurn('waiting tool', call('wait', { seconds: 3, reason: 'let time pass' }), { content: 'Waited.' });
+    const { upserts, seenRunning } = await statusesOfTurn('waiting tool', call('wait', { seconds: 3, reason: 'let time pass' }), {
+      content: 'Waited.',
+    });
     expect(seenRunning).toBe(true);
     expect(upserts).toEqual(['idle', 'running', 'idle']);
   });
 
-  it('leaves a sub-agent that completes, and a stopped session, to Temporal\'s execution status, and writes failed', async () => {
+  it("leaves a sub-agent that completes, and a stopped session, to Temporal's execution status, and writes failed", async () => {
     const root = `closing statuses ${randomUUID()}`;
     const done = `finishes ${randomUUID()}`;
     const broken = `fails ${randomUUID()}`;
     model.script(
       root,
-      { toolCalls: [
-        { name: 'subAgent', arguments: JSON.stringify({ title: 'Finisher', instruction: done, mode: 'sync' }) },
-        { name: 'subAgent', arguments: JSON.stringify({ title: 'Breaker', instruction: broken, mode: 'sync' }) },
-      ] },
+      {
+        toolCalls: [
+          { name: 'subAgent', arguments: JSON.stringify({ title: 'Finisher', instruction: done, mode: 'sync' }) },
+          { name: 'subAgent', arguments: JSON.stringify({ title: 'Breaker', instruction: broken, mode: 'sync' }) },
+        ],
+      },
       { content: 'Both came back.' },
     );
     model.script(done, { content: 'Finished.' });
@@ -102,7 +109,11 @@ describe('the ArborStatus search attribute of a session (dev server, worker proc
     const look = async (id: string) => {
       const handle = servers.client.temporal.workflow.getHandle(id);
       const description = await handle.describe();
-      return { execution: description.status.name, arbor: description.typedSearchAttributes.get(statusKey), upserts: statusUpserts((await handle.fetchHistory()).events ?? []) };
+      return {
+        execution: description.status.name,
+        arbor: description.typedSearchAttributes.get(statusKey),
+        upserts: statusUpserts((await handle.fetchHistory()).events ?? []),
+      };
     };
     // Started by its parent with its attributes (idle), it writes no status at all: Temporal says Completed.
     expect(await look(child('Finisher')!.sub_session_id)).toEqual({ execution: 'COMPLETED', arbor: 'idle', upserts: [] });

@@ -24,7 +24,12 @@ describe('stopping a session tree on the dev server (worker process, fake model)
     const tag = randomUUID();
     const root = `stop root ${tag}`;
     model
-      .script(root, call('subAgent', { title: 'Middle', instruction: `middle ${tag}` }), call('subAgent', { title: 'Side', instruction: `side ${tag}` }), { content: 'Both started.' })
+      .script(
+        root,
+        call('subAgent', { title: 'Middle', instruction: `middle ${tag}` }),
+        call('subAgent', { title: 'Side', instruction: `side ${tag}` }),
+        { content: 'Both started.' },
+      )
       .script(`middle ${tag}`, call('subAgent', { title: 'Leaf', instruction: `leaf ${tag}` }), { content: 'Leaf started.' })
       .script(`leaf ${tag}`, call('wait', { seconds: 3600, reason: 'leaf' }))
       .script(`side ${tag}`, call('wait', { seconds: 3600, reason: 'side' }));
@@ -67,7 +72,8 @@ describe('stopping a session tree on the dev server (worker process, fake model)
 
     const stopped = await session.stop();
     expect(stopped.stopped_sessions.map((entry) => entry.title)).toEqual(['Leaf', 'Middle']);
-    for (const title of ['Middle', 'Leaf']) expect((await temporal.workflow.getHandle(ids[title]!).describe()).status.name).toBe('CANCELLED');
+    for (const title of ['Middle', 'Leaf'])
+      expect((await temporal.workflow.getHandle(ids[title]!).describe()).status.name).toBe('CANCELLED');
 
     await expect(session.stop()).rejects.toThrow(`Session ${session.id} has already ended (terminated), and nothing below it is running.`);
   }, 120_000);

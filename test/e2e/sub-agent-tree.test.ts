@@ -54,7 +54,8 @@ describe('a session tree on the dev server when its worker dies while sub-agents
     let listed: string[] = [];
     await waitUntil(async () => {
       listed = [];
-      for await (const execution of servers.client.temporal.workflow.list({ query: `ArborRootSessionId = '${session.id}'` })) listed.push(execution.workflowId);
+      for await (const execution of servers.client.temporal.workflow.list({ query: `ArborRootSessionId = '${session.id}'` }))
+        listed.push(execution.workflowId);
       return listed.length === expected.length;
     }, 15_000);
     expect(listed.sort()).toEqual(expected);
@@ -65,7 +66,9 @@ describe('a session tree on the dev server when its worker dies while sub-agents
     const events = (await childHandle.fetchHistory()).events ?? [];
     const startedWith = Object.keys(events[0]?.workflowExecutionStartedEventAttributes?.searchAttributes?.indexedFields ?? {});
     expect(startedWith.sort()).toEqual([parentSessionIdKey.name, rootSessionIdKey.name, statusKey.name, titleKey.name].sort());
-    const upserted = events.flatMap((event) => Object.keys(event.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields ?? {}));
+    const upserted = events.flatMap((event) =>
+      Object.keys(event.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields ?? {}),
+    );
     // It is an arborSessionV2 like its parent, told its environment by the parent: no local activity, no patch marker,
     // and so no TemporalChangeVersion upsert either. A turn of one model call writes no status, and its completion is
     // Temporal's to show: the sub-agent upserts nothing at all.
@@ -74,12 +77,12 @@ describe('a session tree on the dev server when its worker dies while sub-agents
     expect(upserted).toEqual([]);
     const description = await childHandle.describe();
     const attributes = description.typedSearchAttributes;
-    expect([attributes.get(rootSessionIdKey), attributes.get(parentSessionIdKey), attributes.get(titleKey), attributes.get(statusKey)]).toEqual([
-      session.id,
-      session.id,
-      child.title,
-      'idle',
-    ]);
+    expect([
+      attributes.get(rootSessionIdKey),
+      attributes.get(parentSessionIdKey),
+      attributes.get(titleKey),
+      attributes.get(statusKey),
+    ]).toEqual([session.id, session.id, child.title, 'idle']);
     expect(description.status.name).toBe('COMPLETED');
   }, 180_000);
 });

@@ -14,7 +14,11 @@ describe('a sub-agent’s task-board write retried across the root’s continue-
     const root = servers.client.temporal.workflow.getHandle(session.id);
     await session.waitUntilIdle({ timeoutMs: 30_000 });
     // What a sub-agent's callTaskBoard activity sends: the update id is the tool call's step key.
-    const write: TaskBoardRequest = { session_id: 'a-sub-agent', op: 'create', args: { subject: 'Written once', description: 'By a sub-agent.' } };
+    const write: TaskBoardRequest = {
+      session_id: 'a-sub-agent',
+      op: 'create',
+      args: { subject: 'Written once', description: 'By a sub-agent.' },
+    };
     const updateId = 'a-sub-agent/turn-1/round-1/call-0';
     const first = await root.executeUpdate(taskBoardUpdate, { args: [write], updateId });
     const firstRun = (await root.describe()).runId;

@@ -31,7 +31,7 @@ describe('a worker killed in the middle of a turn', () => {
     expect(snapshot.last_error).toBeNull();
     expect(snapshot.todos).toEqual([{ content: 'Write the plan', status: 'in_progress' }]);
     const transcript = await session.transcript();
-    expect(transcript.map((entry) => [entry.role, entry.role === 'assistant' ? entry.content : entry.name ?? entry.content])).toEqual([
+    expect(transcript.map((entry) => [entry.role, entry.role === 'assistant' ? entry.content : (entry.name ?? entry.content)])).toEqual([
       ['user', instruction],
       ['assistant', ''],
       ['tool', 'todoWrite'],
@@ -44,8 +44,15 @@ describe('a worker killed in the middle of a turn', () => {
 
   it('lets a new worker rebuild a conversation of 4.5 MB, more than one gRPC message carries', async () => {
     const instruction = 'Write five long answers, then finish.';
-    const longAnswer = (index: number) => ({ content: `answer ${index} `.padEnd(900_000, 'é text '), toolCalls: [{ name: 'listLoops', arguments: '{}' }] });
-    fake.reply(...[1, 2, 3, 4, 5].map(longAnswer), { content: 'never delivered', delayMs: 120_000 }, { content: 'Finished after the restart.' });
+    const longAnswer = (index: number) => ({
+      content: `answer ${index} `.padEnd(900_000, 'é text '),
+      toolCalls: [{ name: 'listLoops', arguments: '{}' }],
+    });
+    fake.reply(
+      ...[1, 2, 3, 4, 5].map(longAnswer),
+      { content: 'never delivered', delayMs: 120_000 },
+      { content: 'Finished after the restart.' },
+    );
 
     // Exactly one worker runs (the one the first test left, or a new one), so the one killed below had the cache.
     await servers.restartWorker();

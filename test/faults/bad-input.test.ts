@@ -21,7 +21,9 @@ describe('bad input at scale (dev server, fake model)', () => {
 
   it('answers 1,000 generated malformed tool calls, 250 to a round, each as a tool error, with no workflow task failure', async () => {
     const calls = malformedCalls(callCount);
-    const rounds = Array.from({ length: callCount / callsPerRound }, (_, round) => calls.slice(round * callsPerRound, (round + 1) * callsPerRound));
+    const rounds = Array.from({ length: callCount / callsPerRound }, (_, round) =>
+      calls.slice(round * callsPerRound, (round + 1) * callsPerRound),
+    );
     const kinds = new Set(calls.map((call) => call.kind));
     for (const kind of kinds) expect(calls.filter((call) => call.kind === kind).length, kind).toBeGreaterThanOrEqual(100);
 
@@ -57,10 +59,20 @@ describe('bad input at scale (dev server, fake model)', () => {
 
     // The transcript agrees, and no malformed call did anything.
     const tools = [];
-    for (let offset = 0; offset < snapshot.message_count; offset += 200) tools.push(...(await session.transcript({ offset, limit: 200 })).filter((entry) => entry.role === 'tool'));
+    for (let offset = 0; offset < snapshot.message_count; offset += 200)
+      tools.push(...(await session.transcript({ offset, limit: 200 })).filter((entry) => entry.role === 'tool'));
     expect(tools).toHaveLength(callCount);
     expect(tools.every((entry) => entry.is_error === true && entry.content.startsWith('Error: '))).toBe(true);
-    expect(snapshot).toMatchObject({ todos: [], plan: null, children: [], tasks: [], goals: [], loops: [], cron_jobs: [], pending_questions: [] });
+    expect(snapshot).toMatchObject({
+      todos: [],
+      plan: null,
+      children: [],
+      tasks: [],
+      goals: [],
+      loops: [],
+      cron_jobs: [],
+      pending_questions: [],
+    });
 
     expect(await harness.workflowTaskFailures(session.id)).toEqual([]);
     const messageId = await session.send('Are you all right?');
@@ -84,19 +96,43 @@ describe('bad input at scale (dev server, fake model)', () => {
       ['a session without options', () => client.startSession(undefined as never), /^Invalid session options: .*expected object/s],
       ['a session without an instruction', () => client.startSession({}), /^A session needs an instruction/],
       ['a blank instruction', () => client.startSession({ instruction: '  \n ' }), /^A session needs an instruction/],
-      ['an instruction that is not text', () => client.startSession({ instruction: 42 } as never), /^Invalid session options: .*expected string.*→ at instruction/s],
-      ['an instruction over 200,000 characters', () => client.startSession({ instruction: 'x'.repeat(200_001) }), /Too big.*→ at instruction/s],
+      [
+        'an instruction that is not text',
+        () => client.startSession({ instruction: 42 } as never),
+        /^Invalid session options: .*expected string.*→ at instruction/s,
+      ],
+      [
+        'an instruction over 200,000 characters',
+        () => client.startSession({ instruction: 'x'.repeat(200_001) }),
+        /Too big.*→ at instruction/s,
+      ],
       ['a title over 200 characters', () => client.startSession({ instruction: 'x', title: 't'.repeat(201) }), /→ at title/],
       ['an empty model name', () => client.startSession({ instruction: 'x', model: '' }), /→ at model/],
       ['zero tool rounds', () => client.startSession({ instruction: 'x', max_tool_rounds: 0 }), /Too small.*→ at max_tool_rounds/s],
-      ['a fractional tool round limit', () => client.startSession({ instruction: 'x', max_tool_rounds: 2.5 }), /expected int.*→ at max_tool_rounds/s],
-      ['a tool round limit given as text', () => client.startSession({ instruction: 'x', max_tool_rounds: '10' } as never), /expected number.*→ at max_tool_rounds/s],
+      [
+        'a fractional tool round limit',
+        () => client.startSession({ instruction: 'x', max_tool_rounds: 2.5 }),
+        /expected int.*→ at max_tool_rounds/s,
+      ],
+      [
+        'a tool round limit given as text',
+        () => client.startSession({ instruction: 'x', max_tool_rounds: '10' } as never),
+        /expected number.*→ at max_tool_rounds/s,
+      ],
       ['a negative fan-out limit', () => client.startSession({ instruction: 'x', max_children: -1 }), /→ at max_children/],
       ['a depth limit over 64', () => client.startSession({ instruction: 'x', max_depth: 65 }), /→ at max_depth/],
       ['a history limit under 100', () => client.startSession({ instruction: 'x', history_limit: 50 }), /→ at history_limit/],
       ['tools given as text', () => client.startSession({ instruction: 'x', tools: 'todoWrite' } as never), /expected array.*→ at tools/s],
-      ['an unknown tool name', () => client.startSession({ instruction: 'x', tools: ['todoWrite', 'launchRockets'] }), /^Unknown tool name\(s\): launchRockets\. Known tools: askUser, todoWrite/],
-      ['an owner with spaces', () => client.startSession({ instruction: 'x', owner: 'bad owner!' }), /an owner id is 1-100 letters.*→ at owner/s],
+      [
+        'an unknown tool name',
+        () => client.startSession({ instruction: 'x', tools: ['todoWrite', 'launchRockets'] }),
+        /^Unknown tool name\(s\): launchRockets\. Known tools: askUser, todoWrite/,
+      ],
+      [
+        'an owner with spaces',
+        () => client.startSession({ instruction: 'x', owner: 'bad owner!' }),
+        /an owner id is 1-100 letters.*→ at owner/s,
+      ],
       ['a session id that is not a UUID', () => client.session('not-a-uuid'), /^"not-a-uuid" is not a session id: expected a UUID/],
       ['an empty session id', () => client.session(''), /^"" is not a session id/],
       ['an empty message', () => session.send(''), /^Invalid message: .*message is empty/s],
@@ -108,7 +144,11 @@ describe('bad input at scale (dev server, fake model)', () => {
       ['a message to a session that does not exist', () => unknownSession.send('hello?'), /^No session with id [0-9a-f-]{36}\.$/],
       ['a snapshot of a session that does not exist', () => unknownSession.snapshot(), /^No session with id/],
       ['the tree of a session that does not exist', () => unknownSession.tree(), /^No session with id/],
-      ['answers when no question waits', () => session.answer({ 'Which one?': 'A' }), /^No questions are waiting for an answer in the tree of session/],
+      [
+        'answers when no question waits',
+        () => session.answer({ 'Which one?': 'A' }),
+        /^No questions are waiting for an answer in the tree of session/,
+      ],
       ['memories of an owner with spaces', () => client.memories('bad owner!'), /^Invalid owner "bad owner!": an owner id is/],
       ['an empty memory', () => client.memories('alice').save('   '), /content is empty/],
       ['a memory search for nothing', () => client.memories('alice').search(''), /query is empty/],
@@ -116,7 +156,10 @@ describe('bad input at scale (dev server, fake model)', () => {
       ['automations of an owner with spaces', () => client.automations('bad owner!'), /^Invalid owner "bad owner!"/],
       [
         'an automation with a cron expression for its start',
-        () => client.automations('alice').create({ title: 'Report', prompt: 'Write it', timezone: 'UTC', start_local: '0 9 * * *', recurrence: 'daily' }),
+        () =>
+          client
+            .automations('alice')
+            .create({ title: 'Report', prompt: 'Write it', timezone: 'UTC', start_local: '0 9 * * *', recurrence: 'daily' }),
         /start_local/,
       ],
     ];
@@ -149,7 +192,7 @@ function answersOfRound(request: RecordedRequest, round: number): { id: string; 
 }
 
 function describeCall(call: MalformedCall): string {
-  const text = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value) ?? String(value)).slice(0, 80);
+  const text = (value: unknown) => (typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value))).slice(0, 80);
   return `${text(call.name)}(${text(call.arguments)})`;
 }
 

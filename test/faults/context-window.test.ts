@@ -53,7 +53,11 @@ describe('a conversation longer than the model context window, learned from the 
     expect(answered).toHaveLength(5);
     for (const request of answered.slice(3)) {
       expect(userContents(request)[0]).toBe(instruction);
-      expect(userContents(request).at(-1)!.startsWith(`${tag} ${answered.indexOf(request) - 1} `)).toBe(true);
+      expect(
+        userContents(request)
+          .at(-1)!
+          .startsWith(`${tag} ${answered.indexOf(request) - 1} `),
+      ).toBe(true);
       expect(systemPrompt(request)).toMatch(leftOutNote);
     }
     expect(systemPrompt(answered[2]!)).not.toMatch(leftOutNote);
@@ -75,7 +79,10 @@ describe('a conversation longer than the model context window, learned from the 
 
   it('ends the turn with a clear message when the model refuses every fitted request, and answers the next message', async () => {
     const instruction = `stubborn window ${randomUUID()}`;
-    const tooLong: FakeReply = { status: 400, body: { error: { message: 'Too many tokens in the request', type: 'invalid_request_error', code: null } } };
+    const tooLong: FakeReply = {
+      status: 400,
+      body: { error: { message: 'Too many tokens in the request', type: 'invalid_request_error', code: null } },
+    };
     model.script(instruction, tooLong, tooLong, tooLong, tooLong, { content: 'Now it fits.' });
     // Its own model name: what the worker learns about one model's window is not used for another.
     const session = await harness.client.startSession({ instruction, model: 'stubborn-model' });

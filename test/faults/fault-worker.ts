@@ -41,7 +41,10 @@ export function faultWorker(apiKey: string, options: FaultWorkerOptions = {}) {
   beforeAll(async () => {
     await fake.start();
     client = await ArborClient.fromSettings(settings);
-    historyConnection = await Connection.connect({ address: settings.connectionOptions.address, channelArgs: { 'grpc.max_receive_message_length': 64 * 1024 * 1024 } });
+    historyConnection = await Connection.connect({
+      address: settings.connectionOptions.address,
+      channelArgs: { 'grpc.max_receive_message_length': 64 * 1024 * 1024 },
+    });
     connection = await NativeConnection.connect(settings.connectionOptions);
     if (options.startWorker === false) return;
     worker = await createWorker();

@@ -48,7 +48,9 @@ describe('limit probes (dev server, fake model)', () => {
     expect(started).toHaveLength(defaultMaxChildren);
     expect(refused).toHaveLength(60 - defaultMaxChildren);
     for (const refusal of refused) {
-      expect(refusal).toBe(`Error: This session already runs ${defaultMaxChildren} sub-agents, the most it may run at once (${defaultMaxChildren}). Wait for some to finish or stop them.`);
+      expect(refusal).toBe(
+        `Error: This session already runs ${defaultMaxChildren} sub-agents, the most it may run at once (${defaultMaxChildren}). Wait for some to finish or stop them.`,
+      );
     }
 
     // Every started helper finishes and is reported once; no more than the cap were ever started.
@@ -61,60 +63,76 @@ describe('limit probes (dev server, fake model)', () => {
     expect(await harness.workflowTaskFailures(session.id)).toEqual([]);
   });
 
-  it(`delivers a flood of ${fullScale ? '5,000' : '1,000'} messages sent at once at the session's pace: each once, in order, every run under the history warning`, async () => {
-    const count = fullScale ? 5_000 : 1_000;
-    const instruction = `flood ${randomUUID()}`;
-    const tag = `flood-${randomUUID().slice(0, 8)}`;
-    // A model that takes a second per answer: messages pile up during each turn and are taken together.
-    model.script(instruction, ...Array.from({ length: count }, () => ({ content: 'Noted.', delayMs: 1_000 })));
-    const session = await harness.client.startSession({ instruction });
-    await session.waitUntilIdle({ timeoutMs: 30_000 });
+  it(
+    `delivers a flood of ${fullScale ? '5,000' : '1,000'} messages sent at once at the session's pace: each once, in order, every run under the history warning`,
+    async () => {
+      const count = fullScale ? 5_000 : 1_000;
+      const instruction = `flood ${randomUUID()}`;
+      const tag = `flood-${randomUUID().slice(0, 8)}`;
+      // A model that takes a second per answer: messages pile up during each turn and are taken together.
+      model.script(instruction, ...Array.from({ length: count }, () => ({ content: 'Noted.', delayMs: 1_000 })));
+      const session = await harness.client.startSession({ instruction });
+      await session.waitUntilIdle({ timeoutMs: 30_000 });
 
-    const ids = await Promise.all(Array.from({ length: count }, (_, index) => session.send(`${tag} message ${index}`)));
-    await session.waitUntilIdle({ messageId: ids.at(-1)!, timeoutMs: 120_000 });
-    const idle = await session.waitUntilIdle({ timeoutMs: 120_000 });
-    expect(idle.last_error).toBeNull();
+      const ids = await Promise.all(Array.from({ length: count }, (_, index) => session.send(`${tag} message ${index}`)));
+      await session.waitUntilIdle({ messageId: ids.at(-1)!, timeoutMs: 120_000 });
+      const idle = await session.waitUntilIdle({ timeoutMs: 120_000 });
+      expect(idle.last_error).toBeNull();
 
-    // Every message reached the model, in the order sent; no conversation the model saw held one twice.
-    const seen: number[] = [];
-    for (const request of fake.requests) {
-      const flooded = request.body.messages.filter((message) => message.role === 'user' && message.content?.startsWith(tag)).map((message) => Number(message.content!.split(' ').at(-1)));
-      expect(new Set(flooded).size).toBe(flooded.length);
-      expect(flooded).toEqual([...flooded].sort((a, b) => a - b));
-      for (const index of flooded) if (!seen.includes(index)) seen.push(index);
-    }
-    expect(seen).toHaveLength(count);
+      // Every message reached the model, in the order sent; no conversation the model saw held one twice.
+      const seen: number[] = [];
+      for (const request of fake.requests) {
+        const flooded = request.body.messages
+          .filter((message) => message.role === 'user' && message.content?.startsWith(tag))
+          .map((message) => Number(message.content!.split(' ').at(-1)));
+        expect(new Set(flooded).size).toBe(flooded.length);
+        expect(flooded).toEqual([...flooded].sort((a, b) => a - b));
+        for (const index of flooded) if (!seen.includes(index)) seen.push(index);
+      }
+      expect(seen).toHaveLength(count);
 
-    // The SDK never had more than its window of messages waiting for the session, so no workflow task ever met more
-    // than that many new signals (Temporal fails one that meets over 100), and none failed.
-    const runs = await harness.runHistories(session.id);
-    const batches: number[] = [];
-    for (const events of runs) {
-      let batch = 0;
-      for (const event of events) {
-        if (event.workflowExecutionSignaledEventAttributes) batch += 1;
-        if (event.workflowTaskStartedEventAttributes) {
-          batches.push(batch);
-          batch = 0;
+      // The SDK never had more than its window of messages waiting for the session, so no workflow task ever met more
+      // than that many new signals (Temporal fails one that meets over 100), and none failed.
+      const runs = await harness.runHistories(session.id);
+      const batches: number[] = [];
+      for (const events of runs) {
+        let batch = 0;
+        for (const event of events) {
+          if (event.workflowExecutionSignaledEventAttributes) batch += 1;
+          if (event.workflowTaskStartedEventAttributes) {
+            batches.push(batch);
+            batch = 0;
+          }
         }
       }
-    }
-    expect(Math.max(...batches)).toBeLessThanOrEqual(maxUnacknowledgedSends);
-    // The session continues as new between turns while messages are still queued. When a message arrives during
-    // that workflow task, the server turns the continue-as-new down (UNHANDLED_COMMAND) and the next task takes the
-    // message first: Temporal's way of losing no signal, not a failure of the session.
-    const failures = runs.flat().filter((event) => event.workflowTaskFailedEventAttributes);
-    expect(failures.filter((event) => String(event.workflowTaskFailedEventAttributes!.cause) !== 'WORKFLOW_TASK_FAILED_CAUSE_UNHANDLED_COMMAND' && event.workflowTaskFailedEventAttributes!.cause !== 1)).toEqual([]);
-    for (const events of runs) expect(events.length).toBeLessThan(historyWarning);
-    const messageId = await session.send('Still with me?');
-    await session.waitUntilIdle({ messageId, timeoutMs: 60_000 });
-    expect(await harness.workflowStatus(session.id)).toBe('RUNNING');
-  }, fullScale ? 600_000 : 180_000);
+      expect(Math.max(...batches)).toBeLessThanOrEqual(maxUnacknowledgedSends);
+      // The session continues as new between turns while messages are still queued. When a message arrives during
+      // that workflow task, the server turns the continue-as-new down (UNHANDLED_COMMAND) and the next task takes the
+      // message first: Temporal's way of losing no signal, not a failure of the session.
+      const failures = runs.flat().filter((event) => event.workflowTaskFailedEventAttributes);
+      expect(
+        failures.filter(
+          (event) =>
+            String(event.workflowTaskFailedEventAttributes!.cause) !== 'WORKFLOW_TASK_FAILED_CAUSE_UNHANDLED_COMMAND' &&
+            event.workflowTaskFailedEventAttributes!.cause !== 1,
+        ),
+      ).toEqual([]);
+      for (const events of runs) expect(events.length).toBeLessThan(historyWarning);
+      const messageId = await session.send('Still with me?');
+      await session.waitUntilIdle({ messageId, timeoutMs: 60_000 });
+      expect(await harness.workflowStatus(session.id)).toBe('RUNNING');
+    },
+    fullScale ? 600_000 : 180_000,
+  );
 
   it('continues as new under the payload limit with messages of 200,000 Chinese characters, three bytes each', async () => {
     const instruction = `chinese messages ${randomUUID()}`;
     const tag = `zh-${randomUUID().slice(0, 8)}`;
-    model.script(instruction, { content: 'Thinking slowly.', delayMs: 3_000 }, ...Array.from({ length: 10 }, () => ({ content: '读完了。' })));
+    model.script(
+      instruction,
+      { content: 'Thinking slowly.', delayMs: 3_000 },
+      ...Array.from({ length: 10 }, () => ({ content: '读完了。' })),
+    );
     const session = await harness.client.startSession({ instruction });
     await waitUntil(() => fake.requestsFor(instruction).length === 1);
     // Six messages of 600,000 bytes, sent at once: a million characters of them, counted as characters, would be
@@ -125,7 +143,8 @@ describe('limit probes (dev server, fake model)', () => {
 
     const runs = await harness.runHistories(session.id);
     expect(runs.length).toBeGreaterThanOrEqual(2);
-    const payloadSize = (payloads: { payloads?: { data?: Uint8Array | null }[] | null } | null | undefined) => payloads?.payloads?.[0]?.data?.length ?? 0;
+    const payloadSize = (payloads: { payloads?: { data?: Uint8Array | null }[] | null } | null | undefined) =>
+      payloads?.payloads?.[0]?.data?.length ?? 0;
     const carried = runs.slice(1).map((run) => payloadSize(run[0]?.workflowExecutionStartedEventAttributes?.input));
     expect(Math.max(...carried)).toBeLessThan(payloadLimit * 0.75);
     expect(runs.flat().filter((event) => event.workflowTaskFailedEventAttributes)).toEqual([]);
@@ -139,16 +158,26 @@ describe('limit probes (dev server, fake model)', () => {
   it('takes 12 queued messages of 200,000 characters one turn at a time, and continues as new with a bounded transcript', async () => {
     const instruction = `big messages ${randomUUID()}`;
     const tag = `big-${randomUUID().slice(0, 8)}`;
-    model.script(instruction, { content: 'Thinking slowly.', delayMs: 3_000 }, ...Array.from({ length: 20 }, () => ({ content: 'Read it.' })));
+    model.script(
+      instruction,
+      { content: 'Thinking slowly.', delayMs: 3_000 },
+      ...Array.from({ length: 20 }, () => ({ content: 'Read it.' })),
+    );
     const session = await harness.client.startSession({ instruction });
     await waitUntil(() => fake.requestsFor(instruction).length === 1);
-    const ids = await Promise.all(Array.from({ length: 12 }, (_, index) => session.send(`${tag} ${index} `.padEnd(200_000, 'long message '))));
+    const ids = await Promise.all(
+      Array.from({ length: 12 }, (_, index) => session.send(`${tag} ${index} `.padEnd(200_000, 'long message '))),
+    );
 
     const snapshot = await session.waitUntilIdle({ messageId: ids.at(-1)!, timeoutMs: 120_000 });
     expect(snapshot.last_error).toBeNull();
     // One 200,000-character message a turn (two would pass the 250,000-character batch), after the first turn.
     expect(snapshot.turn).toBe(13);
-    const reached = new Set(fake.requests.flatMap((request) => request.body.messages.filter((message) => message.content?.startsWith(tag)).map((message) => message.content!.slice(0, 20))));
+    const reached = new Set(
+      fake.requests.flatMap((request) =>
+        request.body.messages.filter((message) => message.content?.startsWith(tag)).map((message) => message.content!.slice(0, 20)),
+      ),
+    );
     expect(reached.size).toBe(12);
 
     // Each model call took one message; the history grew past Temporal's suggestion and the session continued as
@@ -156,8 +185,11 @@ describe('limit probes (dev server, fake model)', () => {
     const runs = await harness.runHistories(session.id);
     expect(runs.length).toBeGreaterThanOrEqual(2);
     const events = runs.flat();
-    const payloadSize = (payloads: { payloads?: { data?: Uint8Array | null }[] | null } | null | undefined) => payloads?.payloads?.[0]?.data?.length ?? 0;
-    const modelInputs = events.flatMap((event) => (event.activityTaskScheduledEventAttributes ? [payloadSize(event.activityTaskScheduledEventAttributes.input)] : []));
+    const payloadSize = (payloads: { payloads?: { data?: Uint8Array | null }[] | null } | null | undefined) =>
+      payloads?.payloads?.[0]?.data?.length ?? 0;
+    const modelInputs = events.flatMap((event) =>
+      event.activityTaskScheduledEventAttributes ? [payloadSize(event.activityTaskScheduledEventAttributes.input)] : [],
+    );
     expect(modelInputs.length).toBeGreaterThanOrEqual(13);
     expect(Math.max(...modelInputs)).toBeLessThan(payloadLimit / 2);
     const carried = runs.slice(1).map((run) => payloadSize(run[0]?.workflowExecutionStartedEventAttributes?.input));
@@ -178,7 +210,9 @@ describe('limit probes (dev server, fake model)', () => {
       const snapshot = await session.waitUntilIdle({ timeoutMs: 60_000 });
       expect(snapshot.status).toBe('idle');
       expect(snapshot.last_error).toMatch(
-        new RegExp(`^The model call failed: the model's answer has [\\d,]+ bytes, more than the ${maxModelAnswerBytes.toLocaleString('en-US')} one answer may have \\(Temporal's payload limit is 2 MB\\)`),
+        new RegExp(
+          `^The model call failed: the model's answer has [\\d,]+ bytes, more than the ${maxModelAnswerBytes.toLocaleString('en-US')} one answer may have \\(Temporal's payload limit is 2 MB\\)`,
+        ),
       );
       expect(fake.requestsFor(instruction)).toHaveLength(1);
 
@@ -207,7 +241,10 @@ describe('limit probes (dev server, fake model)', () => {
 
   it('reads a transcript of 4.5 MB in the middle of a turn, although one gRPC message carries at most 4 MB', async () => {
     const instruction = `long answers ${randomUUID()}`;
-    const longAnswer = (index: number) => ({ content: `answer ${index} `.padEnd(900_000, 'é text '), toolCalls: [{ name: 'listLoops', arguments: '{}' }] });
+    const longAnswer = (index: number) => ({
+      content: `answer ${index} `.padEnd(900_000, 'é text '),
+      toolCalls: [{ name: 'listLoops', arguments: '{}' }],
+    });
     // The turn's last model call waits (under the harness's 10-second request timeout), so the transcript is read
     // before the turn ends and the session continues as new.
     model.script(instruction, ...[1, 2, 3, 4, 5].map(longAnswer), { content: 'Done.', delayMs: 8_000 });
@@ -255,7 +292,8 @@ describe('a 10 MB tool result (dev server, webFetch of loopback pages, fake extr
   const runawayMarker = 'RUNAWAY-EXTRACTION';
 
   beforeAll(async () => {
-    const page = (marker: string, bytes: number) => Buffer.concat([Buffer.from(`${marker}\n`), Buffer.alloc(bytes - marker.length - 1, 'All work and no play. ')]);
+    const page = (marker: string, bytes: number) =>
+      Buffer.concat([Buffer.from(`${marker}\n`), Buffer.alloc(bytes - marker.length - 1, 'All work and no play. ')]);
     const bodies: Record<string, Buffer> = {
       '/ten-mb': page('PAGE', tenMegabytes),
       '/ten-mb-runaway': page(runawayMarker, tenMegabytes),
@@ -272,7 +310,9 @@ describe('a 10 MB tool result (dev server, webFetch of loopback pages, fake extr
     const scripted = fake.fallback;
     fake.fallback = (request) => {
       if (request.body.model !== 'extract-model') return scripted(request);
-      return { content: firstUserMessage(request).includes(runawayMarker) ? 'y'.repeat(3 * 1024 * 1024) : 'Extracted: a page of repeated text.' };
+      return {
+        content: firstUserMessage(request).includes(runawayMarker) ? 'y'.repeat(3 * 1024 * 1024) : 'Extracted: a page of repeated text.',
+      };
     };
   });
 
@@ -293,12 +333,16 @@ describe('a 10 MB tool result (dev server, webFetch of loopback pages, fake extr
 
     const [summary, runaway, tooLarge] = (await session.transcript()).filter((entry) => entry.role === 'tool');
     // (Checked without printing a 100,000-character result when they fail.)
-    const has = (content: string | undefined, text: string) => expect(content?.includes(text), `${content?.slice(0, 300)}… should contain ${text}`).toBe(true);
+    const has = (content: string | undefined, text: string) =>
+      expect(content?.includes(text), `${content?.slice(0, 300)}… should contain ${text}`).toBe(true);
     expect(summary!.is_error).toBeUndefined();
     has(summary!.content, 'Extracted: a page of repeated text.');
     has(summary!.content, 'extracted for the prompt by a helper model from the first 200,000 bytes of 10,485,760 bytes');
     expect(runaway!.is_error).toBeUndefined();
-    has(runaway!.content, `[cut: the helper model's answer has 3,145,728 characters; only the first ${maxExtractionChars.toLocaleString('en-US')} are shown]`);
+    has(
+      runaway!.content,
+      `[cut: the helper model's answer has 3,145,728 characters; only the first ${maxExtractionChars.toLocaleString('en-US')} are shown]`,
+    );
     expect(runaway!.content.length).toBeLessThan(maxExtractionChars + 2_000);
     expect(tooLarge!.is_error).toBe(true);
     has(tooLarge!.content, "is larger than webFetch's limit of 10 MB; reading stopped");
@@ -309,7 +353,11 @@ describe('a 10 MB tool result (dev server, webFetch of loopback pages, fake extr
     for (const request of extractions) expect(firstUserMessage(request).length).toBeLessThan(210_000);
 
     const events = (await harness.runHistories(session.id)).flat();
-    const results = events.flatMap((event) => (event.activityTaskCompletedEventAttributes ? [event.activityTaskCompletedEventAttributes.result?.payloads?.[0]?.data?.length ?? 0] : []));
+    const results = events.flatMap((event) =>
+      event.activityTaskCompletedEventAttributes
+        ? [event.activityTaskCompletedEventAttributes.result?.payloads?.[0]?.data?.length ?? 0]
+        : [],
+    );
     expect(Math.max(...results)).toBeLessThan(payloadLimit / 2);
     expect(events.filter((event) => event.workflowTaskFailedEventAttributes)).toEqual([]);
     const messageId = await session.send('Anything else?');

@@ -116,7 +116,21 @@ const hugeStrings: [string, (index: number) => unknown][] = [
   ['CronCreate', (i) => ({ cron: '0 9 * * *', prompt: big(10_001 + i, 'cron ') })],
   ['TaskCreate', (i) => ({ subject: 'S', description: big(10_001 + i, 'task ') })],
   ['searchMemory', (i) => ({ query: big(1_001 + i, 'query ') })],
-  ['askUser', (i) => ({ questions: [{ question: `${big(1_001 + i, 'why ')}?`, header: 'H', options: [{ label: 'a', description: 'a' }, { label: 'b', description: 'b' }] }] })],
+  [
+    'askUser',
+    (i) => ({
+      questions: [
+        {
+          question: `${big(1_001 + i, 'why ')}?`,
+          header: 'H',
+          options: [
+            { label: 'a', description: 'a' },
+            { label: 'b', description: 'b' },
+          ],
+        },
+      ],
+    }),
+  ],
 ];
 
 /** Mistakes in the tool call itself, as a careless OpenAI-compatible server might send them. */
@@ -141,13 +155,19 @@ export function malformedCalls(count: number): MalformedCall[] {
     switch (i % kinds) {
       case 0: {
         // Every tenth unknown name is enormous; the activity cuts it, so the error stays small.
-        const name = n % 10 === 9 ? big(100_000, `tool${n}`) : `${unknownNames[n % unknownNames.length]}${n >= unknownNames.length ? `_${n}` : ''}`;
+        const name =
+          n % 10 === 9 ? big(100_000, `tool${n}`) : `${unknownNames[n % unknownNames.length]}${n >= unknownNames.length ? `_${n}` : ''}`;
         calls.push({ kind: 'unknown tool', name, arguments: '{}', expected: unknownTool });
         break;
       }
       case 1: {
         const text = invalidJsonTexts[n % invalidJsonTexts.length]!;
-        calls.push({ kind: 'invalid JSON', name: ['todoWrite', 'planWrite', 'saveMemory', 'subAgent'][n % 4], arguments: text, expected: invalidJson });
+        calls.push({
+          kind: 'invalid JSON',
+          name: ['todoWrite', 'planWrite', 'saveMemory', 'subAgent'][n % 4],
+          arguments: text,
+          expected: invalidJson,
+        });
         break;
       }
       case 2: {
@@ -162,7 +182,12 @@ export function malformedCalls(count: number): MalformedCall[] {
       }
       case 4: {
         const [tool, args] = missingFields[n % missingFields.length]!;
-        calls.push({ kind: 'missing fields', name: tool, arguments: typeof args === 'string' ? args : JSON.stringify(args), expected: invalidArguments(tool) });
+        calls.push({
+          kind: 'missing fields',
+          name: tool,
+          arguments: typeof args === 'string' ? args : JSON.stringify(args),
+          expected: invalidArguments(tool),
+        });
         break;
       }
       case 5: {

@@ -38,8 +38,14 @@ describe('a dev server restarted in the middle of a session (SQLite file)', () =
   });
 
   it('resumes the session where it was, with nothing lost or doubled, once the server is back', async () => {
-    const settings = loadConnectionSettings({ TEMPORAL_CONFIG_FILE: '/nonexistent/arbor-test.toml' }, { address: server.address, taskQueue: `restart-${randomUUID()}` });
-    worker = await createArborWorker({ connection: settings, model: { apiKey: 'sk-restart', baseURL: fake.baseURL, defaultModel: 'fake-model', requestTimeoutMs: 30_000 } });
+    const settings = loadConnectionSettings(
+      { TEMPORAL_CONFIG_FILE: '/nonexistent/arbor-test.toml' },
+      { address: server.address, taskQueue: `restart-${randomUUID()}` },
+    );
+    worker = await createArborWorker({
+      connection: settings,
+      model: { apiKey: 'sk-restart', baseURL: fake.baseURL, defaultModel: 'fake-model', requestTimeoutMs: 30_000 },
+    });
     running = worker.run();
     const client = await ArborClient.fromSettings(settings);
     try {

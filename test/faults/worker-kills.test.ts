@@ -37,10 +37,12 @@ function scriptTree(model: PositionalModel, tag: string) {
   const slow = (reply: FakeReply): FakeReply => ({ ...reply, delayMs: modelLatencyMs });
   model.script(
     root,
-    slow({ toolCalls: [
-      { name: 'saveMemory', arguments: JSON.stringify({ content: `The root fact of ${tag}.`, tags: ['root'] }) },
-      { name: 'todoWrite', arguments: JSON.stringify({ todos: [{ content: 'Ask the middle', status: 'in_progress' }] }) },
-    ] }),
+    slow({
+      toolCalls: [
+        { name: 'saveMemory', arguments: JSON.stringify({ content: `The root fact of ${tag}.`, tags: ['root'] }) },
+        { name: 'todoWrite', arguments: JSON.stringify({ todos: [{ content: 'Ask the middle', status: 'in_progress' }] }) },
+      ],
+    }),
     slow(call('subAgent', { title: 'Middle', instruction: middle, mode: 'sync' })),
     slow({ content: 'The root has its facts.' }),
     ...followUps.map((question, index) => slow({ content: `Answer ${index + 1} to "${question}"` })),
@@ -113,7 +115,13 @@ describe('a three-level session whose worker is SIGKILLed at random points', () 
     }
     model.onRequest = () => {};
     await killed;
-    return { ...(await outcome(session, owner, firstRunId)), tag, continuedAfter, killedAt, timing: { run_ms: Date.now() - started, worker_restart_ms: restartMs } };
+    return {
+      ...(await outcome(session, owner, firstRunId)),
+      tag,
+      continuedAfter,
+      killedAt,
+      timing: { run_ms: Date.now() - started, worker_restart_ms: restartMs },
+    };
   }
 
   /** Picks a model request of the tree at which to kill the worker: while it waits for the model, or just after its reply. */
@@ -121,19 +129,31 @@ describe('a three-level session whose worker is SIGKILLed at random points', () 
     const pick = <T>(items: T[]): T => items[Math.floor(random() * items.length)]!;
     switch (point) {
       case 'model call':
-        return { ...pick([
-          { instruction: sessions.root, position: pick([0, 1, 2, 3, 4, 5, 6, 7, 8]) },
-          { instruction: sessions.middle, position: pick([0, 1, 2]) },
-          { instruction: sessions.leaf, position: pick([0, 1]) },
-        ]), afterReply: false };
+        return {
+          ...pick([
+            { instruction: sessions.root, position: pick([0, 1, 2, 3, 4, 5, 6, 7, 8]) },
+            { instruction: sessions.middle, position: pick([0, 1, 2]) },
+            { instruction: sessions.leaf, position: pick([0, 1]) },
+          ]),
+          afterReply: false,
+        };
       case 'between tool calls':
-        return { ...pick([
-          { instruction: sessions.root, position: 0 },
-          { instruction: sessions.middle, position: 0 },
-          { instruction: sessions.leaf, position: 0 },
-        ]), afterReply: true };
+        return {
+          ...pick([
+            { instruction: sessions.root, position: 0 },
+            { instruction: sessions.middle, position: 0 },
+            { instruction: sessions.leaf, position: 0 },
+          ]),
+          afterReply: true,
+        };
       case 'sub-agent spawn':
-        return { ...pick([{ instruction: sessions.root, position: 1 }, { instruction: sessions.middle, position: 1 }]), afterReply: true };
+        return {
+          ...pick([
+            { instruction: sessions.root, position: 1 },
+            { instruction: sessions.middle, position: 1 },
+          ]),
+          afterReply: true,
+        };
       case 'continue-as-new':
         // The reply that ends the turn after which the root continues as new (position 2 is the end of the first turn).
         return { instruction: sessions.root, position: 2 + continuedAfter, afterReply: true };
@@ -144,12 +164,15 @@ describe('a three-level session whose worker is SIGKILLed at random points', () 
     const tree = await session.tree();
     const middle = tree.children[0];
     const leaf = middle?.children[0];
-    const transcriptOf = async (node: SessionTreeNode | undefined) => (node ? comparable(await servers.client.session(node.session_id).transcript()) : []);
+    const transcriptOf = async (node: SessionTreeNode | undefined) =>
+      node ? comparable(await servers.client.session(node.session_id).transcript()) : [];
     const temporalClient = servers.client.temporal;
     const histories = await Promise.all([
       temporalClient.workflow.getHandle(session.id, firstRunId).fetchHistory(),
       temporalClient.workflow.getHandle(session.id).fetchHistory(),
-      ...[middle, leaf].filter((node) => node !== undefined).map((node) => temporalClient.workflow.getHandle(node.session_id).fetchHistory()),
+      ...[middle, leaf]
+        .filter((node) => node !== undefined)
+        .map((node) => temporalClient.workflow.getHandle(node.session_id).fetchHistory()),
     ]);
     const events = histories.flatMap((history) => history.events ?? []);
     const snapshot = await session.snapshot();
@@ -177,40 +200,47 @@ describe('a three-level session whose worker is SIGKILLed at random points', () 
     return folder;
   }
 
-  it(`ends every one of ${trials} disturbed runs exactly as an undisturbed run, with each side effect once`, async () => {
-    const reference = await runTree(`reference-${randomUUID().slice(0, 8)}`);
-    expect(reference.continuedAfter, 'the reference root continues as new during the follow-ups').toBeGreaterThan(0);
-    expect(reference.shape).toEqual({ root: 'idle', middle: 'completed', leaf: 'completed' });
-    expect(reference.userMessages.slice(1)).toEqual(followUps);
-    expect(reference.memories).toHaveLength(2);
-    expect(reference.tasks).toEqual(['Check the leaf']);
-    expect(reference.workflowTaskFailures).toBe(0);
+  it(
+    `ends every one of ${trials} disturbed runs exactly as an undisturbed run, with each side effect once`,
+    async () => {
+      const reference = await runTree(`reference-${randomUUID().slice(0, 8)}`);
+      expect(reference.continuedAfter, 'the reference root continues as new during the follow-ups').toBeGreaterThan(0);
+      expect(reference.shape).toEqual({ root: 'idle', middle: 'completed', leaf: 'completed' });
+      expect(reference.userMessages.slice(1)).toEqual(followUps);
+      expect(reference.memories).toHaveLength(2);
+      expect(reference.tasks).toEqual(['Check the leaf']);
+      expect(reference.workflowTaskFailures).toBe(0);
 
-    const report: string[] = [`seed ${seed}, undisturbed run ${reference.timing.run_ms} ms`];
-    for (let trial = 0; trial < trials; trial++) {
-      const point = killPoints[trial % killPoints.length]!;
-      const tag = `trial-${trial}-${randomUUID().slice(0, 8)}`;
-      const disturbed = await runTree(tag, { point, continuedAfter: reference.continuedAfter }).catch(async (error: unknown) => {
-        throw new Error(`trial ${trial} (${point}, seed ${seed}) failed: ${String(error)}; histories kept in ${await keepHistories(tag)}`, { cause: error });
-      });
-      const where = `trial ${trial} (${disturbed.killedAt}; seed ${seed})`;
-      report.push(`${where}: retried ${JSON.stringify(disturbed.retries)}, ${JSON.stringify(disturbed.timing)}`);
+      const report: string[] = [`seed ${seed}, undisturbed run ${reference.timing.run_ms} ms`];
+      for (let trial = 0; trial < trials; trial++) {
+        const point = killPoints[trial % killPoints.length]!;
+        const tag = `trial-${trial}-${randomUUID().slice(0, 8)}`;
+        const disturbed = await runTree(tag, { point, continuedAfter: reference.continuedAfter }).catch(async (error: unknown) => {
+          throw new Error(
+            `trial ${trial} (${point}, seed ${seed}) failed: ${String(error)}; histories kept in ${await keepHistories(tag)}`,
+            { cause: error },
+          );
+        });
+        const where = `trial ${trial} (${disturbed.killedAt}; seed ${seed})`;
+        report.push(`${where}: retried ${JSON.stringify(disturbed.retries)}, ${JSON.stringify(disturbed.timing)}`);
 
-      expect(disturbed.killedAt, where).not.toBe('');
-      expect(disturbed.shape, where).toEqual(reference.shape);
-      expect(disturbed.transcripts, where).toEqual(JSON.parse(JSON.stringify(reference.transcripts).replaceAll(reference.tag, tag)));
-      expect(disturbed.userMessages.slice(1), where).toEqual(followUps);
-      expect(disturbed.memories, where).toEqual(reference.memories.map((memory) => memory.replace(reference.tag, tag)));
-      expect(disturbed.tasks, where).toEqual(reference.tasks);
-      expect(disturbed.todos, where).toEqual(reference.todos);
-      expect(disturbed.workflowTaskFailures, where).toBe(0);
-      // The fresh histories of the disturbed run replay with today's code.
-      for await (const result of Worker.runReplayHistories({ workflowBundle: await workflowBundle() }, disturbed.histories)) {
-        expect(result.error, `${where} ${result.workflowId}`).toBeUndefined();
+        expect(disturbed.killedAt, where).not.toBe('');
+        expect(disturbed.shape, where).toEqual(reference.shape);
+        expect(disturbed.transcripts, where).toEqual(JSON.parse(JSON.stringify(reference.transcripts).replaceAll(reference.tag, tag)));
+        expect(disturbed.userMessages.slice(1), where).toEqual(followUps);
+        expect(disturbed.memories, where).toEqual(reference.memories.map((memory) => memory.replace(reference.tag, tag)));
+        expect(disturbed.tasks, where).toEqual(reference.tasks);
+        expect(disturbed.todos, where).toEqual(reference.todos);
+        expect(disturbed.workflowTaskFailures, where).toBe(0);
+        // The fresh histories of the disturbed run replay with today's code.
+        for await (const result of Worker.runReplayHistories({ workflowBundle: await workflowBundle() }, disturbed.histories)) {
+          expect(result.error, `${where} ${result.workflowId}`).toBeUndefined();
+        }
       }
-    }
-    console.log(`[worker kills] ${report.join('\n  ')}`);
-  }, (trials + 2) * 60_000);
+      console.log(`[worker kills] ${report.join('\n  ')}`);
+    },
+    (trials + 2) * 60_000,
+  );
 });
 
 function isWorkflowTaskFailure(event: HistoryEvent): boolean {

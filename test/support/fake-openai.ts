@@ -18,7 +18,12 @@ export interface RecordedRequest {
   headers: IncomingMessage['headers'];
   body: {
     model: string;
-    messages: { role: string; content: string | null; tool_calls?: { id: string; function: { name: string; arguments: string } }[]; tool_call_id?: string }[];
+    messages: {
+      role: string;
+      content: string | null;
+      tool_calls?: { id: string; function: { name: string; arguments: string } }[];
+      tool_call_id?: string;
+    }[];
     tools?: { type: string; function: { name: string; description: string; parameters: unknown } }[];
   };
 }
@@ -66,10 +71,17 @@ export class FakeOpenAI {
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
     if (request.method !== 'POST' || !request.url?.endsWith('/chat/completions')) {
-      response.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `no route ${request.url}` } }));
+      response
+        .writeHead(404, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: { message: `no route ${request.url}` } }));
       return;
     }
-    const recorded: RecordedRequest = { at: Date.now(), path: request.url, headers: request.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) };
+    const recorded: RecordedRequest = {
+      at: Date.now(),
+      path: request.url,
+      headers: request.headers,
+      body: JSON.parse(Buffer.concat(chunks).toString('utf8')),
+    };
     this.requests.push(recorded);
     const reply = this.script.shift() ?? this.fallback(recorded);
     if (reply.delayMs) await new Promise((resolve) => setTimeout(resolve, reply.delayMs));

@@ -48,7 +48,10 @@ export class FreezableProxy {
     this.accepted += 1;
     const separator = this.target.lastIndexOf(':');
     const upstream = createConnection({ host: this.target.slice(0, separator), port: Number(this.target.slice(separator + 1)) });
-    for (const [from, to] of [[client, upstream], [upstream, client]] as const) {
+    for (const [from, to] of [
+      [client, upstream],
+      [upstream, client],
+    ] as const) {
       this.sockets.add(from);
       from.on('data', (chunk: Buffer) => {
         if (this.silenced.has(from)) return;

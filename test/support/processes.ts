@@ -50,7 +50,11 @@ export function runScript(script: string, env: NodeJS.ProcessEnv = {}, timeoutMs
 }
 
 /** The environment of a worker process for the given server and task queue, talking to a fake model endpoint. */
-export function workerProcessEnv(settings: { address: string; taskQueue: string }, modelBaseURL: string, apiKey: string): NodeJS.ProcessEnv {
+export function workerProcessEnv(
+  settings: { address: string; taskQueue: string },
+  modelBaseURL: string,
+  apiKey: string,
+): NodeJS.ProcessEnv {
   return {
     TEMPORAL_ADDRESS: settings.address,
     ARBOR_TASK_QUEUE: settings.taskQueue,

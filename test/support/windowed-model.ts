@@ -9,7 +9,10 @@ export function requestChars(request: RecordedRequest): number {
  * A fake model with a context window of `windowChars` characters of request body, four a token: over it, OpenAI's
  * refusal (`context_length_exceeded`, with its figures); within it, `answer`.
  */
-export function windowedModel(windowChars: number, answer: (request: RecordedRequest) => FakeReply): (request: RecordedRequest) => FakeReply {
+export function windowedModel(
+  windowChars: number,
+  answer: (request: RecordedRequest) => FakeReply,
+): (request: RecordedRequest) => FakeReply {
   return (request) => {
     const chars = requestChars(request);
     if (chars <= windowChars) return answer(request);

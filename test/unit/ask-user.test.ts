@@ -10,14 +10,33 @@ const good = { question: 'Which database should we use?', header: 'Database', op
 
 function context() {
   const state = new SessionState(
-    { session_id: 's', owner: 'default', title: 't', parent_session_id: null, root_session_id: 's', ancestor_session_ids: [], depth: 0, mode: null },
+    {
+      session_id: 's',
+      owner: 'default',
+      title: 't',
+      parent_session_id: null,
+      root_session_id: 's',
+      ancestor_session_ids: [],
+      depth: 0,
+      mode: null,
+    },
     { now: () => new Date('2026-01-01T00:00:00Z'), newId: () => 'id' },
   );
-  return { state, subAgents: new SubAgents(state, { maxDepth: 4, maxChildren: 50 }), toolNames: ['askUser'], reportStatus: () => {}, stepKey: 'session/turn-1/round-1/call-0' };
+  return {
+    state,
+    subAgents: new SubAgents(state, { maxDepth: 4, maxChildren: 50 }),
+    toolNames: ['askUser'],
+    reportStatus: () => {},
+    stepKey: 'session/turn-1/round-1/call-0',
+  };
 }
 
 async function refusal(questions: unknown): Promise<string> {
-  const outcome = await dispatchToolCall({ id: 'c1', name: 'askUser', arguments: JSON.stringify({ questions }) }, new Set(['askUser']), context());
+  const outcome = await dispatchToolCall(
+    { id: 'c1', name: 'askUser', arguments: JSON.stringify({ questions }) },
+    new Set(['askUser']),
+    context(),
+  );
   expect(outcome.is_error).toBe(true);
   return outcome.content;
 }
@@ -35,9 +54,17 @@ describe('askUser arguments', () => {
     ['a header over 12 characters', [{ ...good, header: 'Database engine' }], 'a header is at most 12 characters'],
     ['one option', [{ ...good, options: [option('Postgres')] }], 'a question needs at least 2 options'],
     ['five options', [{ ...good, options: ['A', 'B', 'C', 'D', 'E'].map((label) => option(label)) }], 'a question has at most 4 options'],
-    ['a label of six words', [{ ...good, options: [option('one two three four five six'), option('SQLite')] }], 'an option label must be 1 to 5 words'],
+    [
+      'a label of six words',
+      [{ ...good, options: [option('one two three four five six'), option('SQLite')] }],
+      'an option label must be 1 to 5 words',
+    ],
     ['an option without a description', [{ ...good, options: [{ label: 'Postgres' }, option('SQLite')] }], 'description'],
-    ['a preview on a multi-select question', [{ ...good, multiSelect: true, options: [option('Postgres', { preview: 'x' }), option('SQLite')] }], 'preview is only allowed on single-select questions'],
+    [
+      'a preview on a multi-select question',
+      [{ ...good, multiSelect: true, options: [option('Postgres', { preview: 'x' }), option('SQLite')] }],
+      'preview is only allowed on single-select questions',
+    ],
     ['the same label twice', [{ ...good, options: [option('Postgres'), option('postgres')] }], 'option labels must be different'],
     ['an explicit Other option', [{ ...good, options: [option('Postgres'), option('Other')] }], '"Other" is always offered'],
     ['the same question twice', [good, good], 'each question must be asked only once'],
@@ -49,20 +76,45 @@ describe('askUser arguments', () => {
 });
 
 const colour: Question = { question: 'Which colour?', header: 'Colour', multiSelect: false, options: [option('Blue'), option('Green')] };
-const extras: Question = { question: 'Which extras?', header: 'Extras', multiSelect: true, options: [option('Dark mode'), option('Export')] };
+const extras: Question = {
+  question: 'Which extras?',
+  header: 'Extras',
+  multiSelect: true,
+  options: [option('Dark mode'), option('Export')],
+};
 
 describe('answers', () => {
   it.each([
     ['not an object', ['Blue'], 'answers must be a JSON object'],
-    ['an unknown question', { 'Which size?': 'L', 'Which colour?': 'Blue', 'Which extras?': 'Export' }, '"Which size?" is not one of the questions asked'],
+    [
+      'an unknown question',
+      { 'Which size?': 'L', 'Which colour?': 'Blue', 'Which extras?': 'Export' },
+      '"Which size?" is not one of the questions asked',
+    ],
     ['a missing question', { 'Which colour?': 'Blue' }, 'No answer for "Which extras?": every question needs one.'],
-    ['a label not offered', { 'Which colour?': 'Red', 'Which extras?': 'Export' }, '"Red" is not an option of "Which colour?". The options are "Blue", "Green"'],
-    ['two labels on a single-select question', { 'Which colour?': ['Blue', 'Green'], 'Which extras?': 'Export' }, '"Which colour?" takes a single answer, got 2.'],
-    ['a label and Other on a single-select question', { 'Which colour?': ['Blue', { other: 'Teal' }], 'Which extras?': 'Export' }, 'takes a single answer, got 2'],
+    [
+      'a label not offered',
+      { 'Which colour?': 'Red', 'Which extras?': 'Export' },
+      '"Red" is not an option of "Which colour?". The options are "Blue", "Green"',
+    ],
+    [
+      'two labels on a single-select question',
+      { 'Which colour?': ['Blue', 'Green'], 'Which extras?': 'Export' },
+      '"Which colour?" takes a single answer, got 2.',
+    ],
+    [
+      'a label and Other on a single-select question',
+      { 'Which colour?': ['Blue', { other: 'Teal' }], 'Which extras?': 'Export' },
+      'takes a single answer, got 2',
+    ],
     ['an empty choice list', { 'Which colour?': 'Blue', 'Which extras?': [] }, 'No option chosen for "Which extras?".'],
     ['an empty Other', { 'Which colour?': 'Other: ', 'Which extras?': 'Export' }, 'The "Other" answer to "Which colour?" is empty'],
     ['a number', { 'Which colour?': 3, 'Which extras?': 'Export' }, 'must be a label, a list of labels, or {"other": "your text"}'],
-    ['a question answered twice (text and header)', { 'Which colour?': 'Blue', Colour: 'Green', 'Which extras?': 'Export' }, '"Which colour?" is answered twice.'],
+    [
+      'a question answered twice (text and header)',
+      { 'Which colour?': 'Blue', Colour: 'Green', 'Which extras?': 'Export' },
+      '"Which colour?" is answered twice.',
+    ],
   ])('refuses %s', (_case, answers, message) => {
     const check = checkAnswers([colour, extras], answers);
     expect(check.ok).toBe(false);
@@ -91,7 +143,9 @@ describe('answers', () => {
         { question: 'Which colour?', selected: [], other: 'Teal' },
         { question: 'Which extras?', selected: ['Dark mode', 'Export'] },
       ]),
-    ).toBe('User has answered your questions: "Which colour?"="Teal", "Which extras?"="Dark mode, Export". You can now continue with the user\'s answers in mind.');
+    ).toBe(
+      'User has answered your questions: "Which colour?"="Teal", "Which extras?"="Dark mode, Export". You can now continue with the user\'s answers in mind.',
+    );
   });
 
   it('says the user did not answer, and for how long it waited', () => {

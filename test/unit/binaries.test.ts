@@ -29,10 +29,7 @@ async function writeExecutable(path: string, body: string): Promise<string> {
 
 /** A fake installer that records its call in the marker file and fails. */
 function failingInstaller(name: string): Promise<string> {
-  return writeExecutable(
-    join(installersDir, name),
-    `echo "${name} $*" >> "${marker}"\necho "fake ${name} refuses to work" >&2\nexit 1`,
-  );
+  return writeExecutable(join(installersDir, name), `echo "${name} $*" >> "${marker}"\necho "fake ${name} refuses to work" >&2\nexit 1`);
 }
 
 async function markerLines(): Promise<string[]> {

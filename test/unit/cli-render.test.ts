@@ -11,8 +11,24 @@ const questionSet: QuestionSet = {
   session_title: 'Deployer',
   asked_at: '2026-01-01T00:00:00.000Z',
   questions: [
-    { question: 'Which region?', header: 'Region', multiSelect: false, options: [{ label: 'Europe', description: 'Frankfurt' }, { label: 'Asia', description: 'Tokyo' }] },
-    { question: "Which it's extras?", header: 'Extras', multiSelect: true, options: [{ label: 'Backups', description: 'Daily' }, { label: 'Alerts', description: 'Pager' }] },
+    {
+      question: 'Which region?',
+      header: 'Region',
+      multiSelect: false,
+      options: [
+        { label: 'Europe', description: 'Frankfurt' },
+        { label: 'Asia', description: 'Tokyo' },
+      ],
+    },
+    {
+      question: "Which it's extras?",
+      header: 'Extras',
+      multiSelect: true,
+      options: [
+        { label: 'Backups', description: 'Daily' },
+        { label: 'Alerts', description: 'Pager' },
+      ],
+    },
   ],
 };
 
@@ -41,9 +57,22 @@ const snapshot: SessionSnapshot = {
   waiting: null,
   pending_questions: [questionSet],
   tasks: [{ id: '2', subject: 'Ship', status: 'pending', owner: 'worker 1', blockedBy: ['1'] }],
-  goals: [{ goal_id: 'goal-1', condition: 'Tests pass', max_turns: 5, completed_turns: 2, status: 'active', created_at: 't', updated_at: 't' }],
+  goals: [
+    { goal_id: 'goal-1', condition: 'Tests pass', max_turns: 5, completed_turns: 2, status: 'active', created_at: 't', updated_at: 't' },
+  ],
   loops: [
-    { loop_id: 'loop-1', prompt: 'Check the queue', interval_seconds: 60, max_turns: 10, firings: 3, status: 'active', created_at: 't', updated_at: 't', expires_at: 'e', next_fire_at: '2026-01-01T00:04:00.000Z' },
+    {
+      loop_id: 'loop-1',
+      prompt: 'Check the queue',
+      interval_seconds: 60,
+      max_turns: 10,
+      firings: 3,
+      status: 'active',
+      created_at: 't',
+      updated_at: 't',
+      expires_at: 'e',
+      next_fire_at: '2026-01-01T00:04:00.000Z',
+    },
   ],
   cron_jobs: [],
   last_event_seq: 9,
@@ -68,18 +97,34 @@ describe('event lines', () => {
 
   it('tags a sub-agent line with its title and keeps the root untagged', () => {
     const call = event({ type: 'tool_call', tool_call_id: 'c', name: 'webFetch', arguments: '{"url":"https://example.com"}' });
-    expect(renderTreeEvent({ event: call, session: { id: 'x', title: 'Researcher', depth: 1 } })).toEqual(['[Researcher]   → webFetch({"url":"https://example.com"})']);
-    expect(renderTreeEvent({ event: call, session: { id: 'r', title: 'Root', depth: 0 } })).toEqual(['  → webFetch({"url":"https://example.com"})']);
+    expect(renderTreeEvent({ event: call, session: { id: 'x', title: 'Researcher', depth: 1 } })).toEqual([
+      '[Researcher]   → webFetch({"url":"https://example.com"})',
+    ]);
+    expect(renderTreeEvent({ event: call, session: { id: 'r', title: 'Root', depth: 0 } })).toEqual([
+      '  → webFetch({"url":"https://example.com"})',
+    ]);
   });
 
   it('shows notifications and todo updates', () => {
     const session = { id: 'r', title: 'Root', depth: 0 };
-    expect(renderTreeEvent({ event: event({ type: 'notification', notification_type: 'success', title: 'Built', message: 'All green' }), session })).toEqual([
-      '  🔔 [success] Built: All green',
-    ]);
-    expect(renderTreeEvent({ event: event({ type: 'todos_updated', todos: [{ content: 'A', status: 'completed' }, { content: 'B', status: 'pending' }] }), session })).toEqual([
-      '  todos: [x] A  [ ] B',
-    ]);
+    expect(
+      renderTreeEvent({
+        event: event({ type: 'notification', notification_type: 'success', title: 'Built', message: 'All green' }),
+        session,
+      }),
+    ).toEqual(['  🔔 [success] Built: All green']);
+    expect(
+      renderTreeEvent({
+        event: event({
+          type: 'todos_updated',
+          todos: [
+            { content: 'A', status: 'completed' },
+            { content: 'B', status: 'pending' },
+          ],
+        }),
+        session,
+      }),
+    ).toEqual(['  todos: [x] A  [ ] B']);
   });
 
   it('prints a shell-safe arbor answer command for a question set', () => {

@@ -1,7 +1,13 @@
 import { APIError } from 'openai';
 import type OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
-import { budgetAfterOverflow, budgetForContextTokens, fitToContext, isContextOverflow, messagesSize } from '../../src/activities/context-window.js';
+import {
+  budgetAfterOverflow,
+  budgetForContextTokens,
+  fitToContext,
+  isContextOverflow,
+  messagesSize,
+} from '../../src/activities/context-window.js';
 
 type ChatMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;
 
@@ -32,7 +38,15 @@ describe('fitToContext', () => {
   });
 
   it('leaves out the oldest messages, keeps the instruction and the latest request, and says so in the system prompt', () => {
-    const messages = [system, user('instruction'), assistant(text(3_000)), user(text(3_000, 'o')), assistant(text(3_000)), user('latest'), assistant('working on it')];
+    const messages = [
+      system,
+      user('instruction'),
+      assistant(text(3_000)),
+      user(text(3_000, 'o')),
+      assistant(text(3_000)),
+      user('latest'),
+      assistant('working on it'),
+    ];
     const fitted = fitToContext(messages, 3_000);
     expect(contents(fitted.messages).slice(1)).toEqual(['instruction', 'latest', 'working on it']);
     expect(fitted.leftOut).toBe(3);
@@ -61,15 +75,21 @@ describe('fitToContext', () => {
     ];
     const fitted = fitToContext(messages, 2_000);
     expect(fitted.messages.map((message) => message.role)).toEqual(['system', 'user', 'user', 'assistant', 'tool', 'assistant', 'tool']);
-    expect(fitted.messages.filter((message) => message.role === 'tool').map((message) => (message as { tool_call_id: string }).tool_call_id)).toEqual(['b', 'c']);
+    expect(
+      fitted.messages.filter((message) => message.role === 'tool').map((message) => (message as { tool_call_id: string }).tool_call_id),
+    ).toEqual(['b', 'c']);
     expect(fitted.leftOut).toBe(3);
   });
 
   it('never sends a tool result without the call it answers', () => {
     const messages = [system, user('go'), calling('a'), result('a', text(5_000)), calling('b'), result('b', 'ok')];
     const fitted = fitToContext(messages, 1_000);
-    const sentResults = fitted.messages.filter((message) => message.role === 'tool').map((message) => (message as { tool_call_id: string }).tool_call_id);
-    const sentCalls = fitted.messages.flatMap((message) => (message.role === 'assistant' ? (message.tool_calls ?? []).map((call) => call.id) : []));
+    const sentResults = fitted.messages
+      .filter((message) => message.role === 'tool')
+      .map((message) => (message as { tool_call_id: string }).tool_call_id);
+    const sentCalls = fitted.messages.flatMap((message) =>
+      message.role === 'assistant' ? (message.tool_calls ?? []).map((call) => call.id) : [],
+    );
     expect(sentResults).toEqual(sentCalls);
     expect(sentResults).toEqual(['b']);
   });
@@ -89,14 +109,19 @@ describe('fitToContext', () => {
 
   it('adds a system message for the note when the conversation has none', () => {
     const fitted = fitToContext([user('first'), assistant(text(5_000)), user('second')], 1_000);
-    expect(fitted.messages[0]).toEqual({ role: 'system', content: "(1 earlier message of this conversation was left out to fit the model's context window.)" });
+    expect(fitted.messages[0]).toEqual({
+      role: 'system',
+      content: "(1 earlier message of this conversation was left out to fit the model's context window.)",
+    });
     expect(contents(fitted.messages).slice(1)).toEqual(['first', 'second']);
   });
 });
 
 describe('budgetAfterOverflow', () => {
   it("scales the request to 85% of OpenAI's stated limit when the refusal gives both figures", () => {
-    const error = overflowError("This model's maximum context length is 128000 tokens. However, your messages resulted in 160000 tokens. Please reduce the length of the messages.");
+    const error = overflowError(
+      "This model's maximum context length is 128000 tokens. However, your messages resulted in 160000 tokens. Please reduce the length of the messages.",
+    );
     expect(budgetAfterOverflow(error, 640_000)).toBe(Math.floor((640_000 * 128_000 * 0.85) / 160_000));
   });
 
@@ -114,7 +139,9 @@ describe('budgetAfterOverflow', () => {
   it('asks for 60% of what was sent when the refusal gives no figures', () => {
     expect(isContextOverflow(overflowError('Too many tokens in the request', null))).toBe(true);
     expect(budgetAfterOverflow(overflowError('Too many tokens in the request', null), 50_000)).toBe(30_000);
-    expect(budgetAfterOverflow(APIError.generate(413, { error: { message: 'Payload Too Large' } }, undefined, new Headers()), 50_000)).toBe(30_000);
+    expect(budgetAfterOverflow(APIError.generate(413, { error: { message: 'Payload Too Large' } }, undefined, new Headers()), 50_000)).toBe(
+      30_000,
+    );
   });
 
   it('leaves every other refusal alone', () => {

@@ -6,7 +6,11 @@ import { CronJobs } from '../../src/workflows/cron-jobs.js';
 function jobs(start = '2026-11-30T10:00:00Z') {
   let now = new Date(start);
   let n = 0;
-  const crons = new CronJobs([], () => now, () => `${String(n++).padStart(8, '0')}-id`);
+  const crons = new CronJobs(
+    [],
+    () => now,
+    () => `${String(n++).padStart(8, '0')}-id`,
+  );
   return { crons, at: (iso: string) => (now = new Date(iso)) };
 }
 
@@ -22,7 +26,10 @@ describe('cron jobs', () => {
   it('describes the schedule in words and computes the next fire time in the configured time zone', () => {
     const { crons } = jobs();
     const created = crons.create(job('0 9 * * 1-5'), { ...settings, timezone: 'Europe/Berlin' });
-    expect(created).toMatchObject({ ok: true, result: { human_schedule: 'At 09:00, Monday through Friday (Europe/Berlin)', next_fire_at: '2026-12-01T08:00:00.000Z' } });
+    expect(created).toMatchObject({
+      ok: true,
+      result: { human_schedule: 'At 09:00, Monday through Friday (Europe/Berlin)', next_fire_at: '2026-12-01T08:00:00.000Z' },
+    });
   });
 
   it.each([
@@ -36,14 +43,23 @@ describe('cron jobs', () => {
   });
 
   it('refuses an expression that does not fire within a year', () => {
-    expect(jobs().crons.create(job('0 0 29 2 *'), settings)).toEqual({ ok: false, error: '"0 0 29 2 *" never fires within the next year; check the day and month fields.' });
-    expect(jobs('2027-03-01T00:00:00Z').crons.create(job('0 0 29 2 *'), settings)).toMatchObject({ ok: true, result: { next_fire_at: '2028-02-29T00:00:00.000Z' } });
+    expect(jobs().crons.create(job('0 0 29 2 *'), settings)).toEqual({
+      ok: false,
+      error: '"0 0 29 2 *" never fires within the next year; check the day and month fields.',
+    });
+    expect(jobs('2027-03-01T00:00:00Z').crons.create(job('0 0 29 2 *'), settings)).toMatchObject({
+      ok: true,
+      result: { next_fire_at: '2028-02-29T00:00:00.000Z' },
+    });
   });
 
   it(`refuses more than ${maxCronJobs} jobs`, () => {
     const { crons } = jobs();
     for (let i = 0; i < maxCronJobs; i++) crons.create(job('0 * * * *'), settings);
-    expect(crons.create(job('0 * * * *'), settings)).toEqual({ ok: false, error: `This session already has ${maxCronJobs} cron jobs, the most it may; delete one first.` });
+    expect(crons.create(job('0 * * * *'), settings)).toEqual({
+      ok: false,
+      error: `This session already has ${maxCronJobs} cron jobs, the most it may; delete one first.`,
+    });
   });
 
   it('fires a recurring job at each match and a one-shot job once, then deletes it', () => {

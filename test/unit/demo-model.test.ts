@@ -39,7 +39,12 @@ describe('demoReply', () => {
     expect(askUser.input.safeParse(JSON.parse(first.tool_calls[0]!.arguments)).success).toBe(true);
 
     transcript.push(entry('assistant', first.content!, { tool_calls: first.tool_calls }));
-    transcript.push(entry('tool', 'User has answered your questions: "How detailed should my answer be?"="Step by step".', { tool_call_id: first.tool_calls[0]!.id, name: 'askUser' }));
+    transcript.push(
+      entry('tool', 'User has answered your questions: "How detailed should my answer be?"="Step by step".', {
+        tool_call_id: first.tool_calls[0]!.id,
+        name: 'askUser',
+      }),
+    );
     const second = demoReply(transcript, asking);
     expect(second.tool_calls.map((call) => call.name)).toEqual(['todoWrite']);
 
@@ -98,11 +103,7 @@ describe('demoReply', () => {
   });
 
   it('plans again for a new user message after an earlier answered turn', () => {
-    const transcript = [
-      entry('user', 'First'),
-      entry('assistant', 'answer'),
-      entry('user', 'Second question'),
-    ];
+    const transcript = [entry('user', 'First'), entry('assistant', 'answer'), entry('user', 'Second question')];
     const reply = demoReply(transcript, tools);
     expect(reply.tool_calls).toHaveLength(1);
     expect(reply.tool_calls[0]!.arguments).toContain('Second question');
@@ -167,7 +168,9 @@ describe('demo model delegation', () => {
   it('hands a request that says "delegate" to a sync sub-agent whose instruction does not say it again', async () => {
     const { demoReply } = await import('../../src/activities/demo-model.js');
     const { subAgent } = await import('../../src/shared/tools/sub-agents.js');
-    const transcript = [{ id: 'u1', role: 'user' as const, content: 'Please delegate the research on trees.', created_at: '2024-01-01T00:00:00.000Z' }];
+    const transcript = [
+      { id: 'u1', role: 'user' as const, content: 'Please delegate the research on trees.', created_at: '2024-01-01T00:00:00.000Z' },
+    ];
     const reply = demoReply(transcript, ['todoWrite', 'subAgent']);
     expect(reply.content).toContain('demo model');
     expect(reply.tool_calls).toHaveLength(1);
@@ -206,7 +209,10 @@ describe('demoReply with goals', () => {
     const first = demoReply([entry('user', 'Make this a goal: write a haiku')], goalTools);
     expect(first.tool_calls.map((call) => call.name)).toEqual(['createGoal']);
     expect(JSON.parse(first.tool_calls[0]!.arguments)).toMatchObject({ max_turns: 3 });
-    const continuation = entry('user', '[Goal continuation] Keep working toward your active goal(s):\n- goal-1a2b3c4d (turn 2 of at most 3): An answer\nWhen...');
+    const continuation = entry(
+      'user',
+      '[Goal continuation] Keep working toward your active goal(s):\n- goal-1a2b3c4d (turn 2 of at most 3): An answer\nWhen...',
+    );
     const second = demoReply([continuation], goalTools);
     expect(second.tool_calls).toEqual([{ id: 'demo_1_0', name: 'completeGoal', arguments: '{"goal_id":"goal-1a2b3c4d"}' }]);
   });

@@ -14,7 +14,19 @@ const allTools: ReadonlySet<string> = new Set(['todoWrite']);
 let state: SessionState;
 
 beforeEach(() => {
-  state = new SessionState({ session_id: 's', owner: 'default', title: 't', parent_session_id: null, root_session_id: 's', ancestor_session_ids: [], depth: 0, mode: null }, clock);
+  state = new SessionState(
+    {
+      session_id: 's',
+      owner: 'default',
+      title: 't',
+      parent_session_id: null,
+      root_session_id: 's',
+      ancestor_session_ids: [],
+      depth: 0,
+      mode: null,
+    },
+    clock,
+  );
 });
 
 afterEach(() => {
@@ -22,7 +34,13 @@ afterEach(() => {
 });
 
 function context() {
-  return { state, subAgents: new SubAgents(state, { maxDepth: 4, maxChildren: 50 }), toolNames: ['todoWrite'], reportStatus: (status: SessionStatus) => state.setStatus(status), stepKey: 'session/turn-1/round-1/call-0' };
+  return {
+    state,
+    subAgents: new SubAgents(state, { maxDepth: 4, maxChildren: 50 }),
+    toolNames: ['todoWrite'],
+    reportStatus: (status: SessionStatus) => state.setStatus(status),
+    stepKey: 'session/turn-1/round-1/call-0',
+  };
 }
 
 function call(name: string, args: string): ToolCall {

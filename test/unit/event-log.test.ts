@@ -31,7 +31,7 @@ describe('EventLog', () => {
     expect(first.events.length).toBeLessThan(125);
     expect(JSON.stringify(first.events).length).toBeLessThanOrEqual(500_000);
     const seen: number[] = [];
-    for (let after = 0; after < first.last_seq; ) {
+    for (let after = 0; after < first.last_seq;) {
       const page = log.page({ after });
       seen.push(...page.events.map((event) => event.seq));
       after = page.events.at(-1)!.seq;
@@ -56,7 +56,16 @@ describe('EventLog', () => {
 describe('session events', () => {
   it('emits messages, tool calls, shortened results, todos and status changes', () => {
     const state = new SessionState(
-      { session_id: 's', owner: 'default', title: 't', parent_session_id: null, root_session_id: 's', ancestor_session_ids: [], depth: 0, mode: null },
+      {
+        session_id: 's',
+        owner: 'default',
+        title: 't',
+        parent_session_id: null,
+        root_session_id: 's',
+        ancestor_session_ids: [],
+        depth: 0,
+        mode: null,
+      },
       { now, newId: () => 'id' },
     );
     state.setStatus('running');

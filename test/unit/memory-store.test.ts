@@ -12,7 +12,8 @@ function store() {
     if (!reply.ok) throw new Error(reply.error);
     return (reply.result as { memory_id: string }).memory_id;
   };
-  const search = (query: string, limit = 5) => (memories.read({ op: 'search', args: { query, limit } }) as { results: (MemoryRecord & { score: number })[] }).results;
+  const search = (query: string, limit = 5) =>
+    (memories.read({ op: 'search', args: { query, limit } }) as { results: (MemoryRecord & { score: number })[] }).results;
   return { memories, save, search };
 }
 
@@ -45,24 +46,39 @@ describe('the memory store', () => {
     const first = save('one', ['a']);
     save('two');
     const third = save('three', ['a']);
-    expect(memories.read({ op: 'list', args: { limit: 20 } })).toMatchObject({ total: 3, memories: [{ content: 'three' }, { content: 'two' }, { content: 'one' }] });
+    expect(memories.read({ op: 'list', args: { limit: 20 } })).toMatchObject({
+      total: 3,
+      memories: [{ content: 'three' }, { content: 'two' }, { content: 'one' }],
+    });
     expect(memories.read({ op: 'list', args: { tag: 'a', limit: 1 } })).toMatchObject({ total: 2, memories: [{ memory_id: third }] });
-    expect((memories.read({ op: 'list', args: { tag: 'a', limit: 5 } }) as { memories: MemoryRecord[] }).memories.map((m) => m.memory_id)).toEqual([third, first]);
+    expect(
+      (memories.read({ op: 'list', args: { tag: 'a', limit: 5 } }) as { memories: MemoryRecord[] }).memories.map((m) => m.memory_id),
+    ).toEqual([third, first]);
   });
 
   it('updates content and tags, records who changed it, and deletes', () => {
     const { memories, save, search } = store();
     const id = save('Old fact');
-    const updated = memories.write({ op: 'update', session_id: 's2', args: updateMemory.input.parse({ memory_id: id, content: 'New fact about llamas', tags: ['animals'] }) });
+    const updated = memories.write({
+      op: 'update',
+      session_id: 's2',
+      args: updateMemory.input.parse({ memory_id: id, content: 'New fact about llamas', tags: ['animals'] }),
+    });
     expect(updated).toEqual({ ok: true, result: { memory_id: id, updated_fields: ['content', 'tags'] } });
     expect(search('llamas')[0]).toMatchObject({ memory_id: id, session_id: 's1', updated_by: 's2', tags: ['animals'] });
-    expect(memories.write({ op: 'delete', session_id: 's2', args: { memory_id: id } })).toEqual({ ok: true, result: { memory_id: id, deleted: true } });
+    expect(memories.write({ op: 'delete', session_id: 's2', args: { memory_id: id } })).toEqual({
+      ok: true,
+      result: { memory_id: id, deleted: true },
+    });
     expect(search('llamas')).toEqual([]);
   });
 
   it('refuses unknown ids and more memories than the per-owner limit, changing nothing', () => {
     const { memories, save } = store();
-    expect(memories.write({ op: 'delete', session_id: 's', args: { memory_id: 'mem-9' } })).toEqual({ ok: false, error: 'No memory mem-9; listMemories or searchMemory give the ids.' });
+    expect(memories.write({ op: 'delete', session_id: 's', args: { memory_id: 'mem-9' } })).toEqual({
+      ok: false,
+      error: 'No memory mem-9; listMemories or searchMemory give the ids.',
+    });
     expect(memories.write({ op: 'update', session_id: 's', args: { memory_id: 'mem-9', content: 'x' } })).toMatchObject({ ok: false });
     for (let i = 0; i < maxMemoriesPerOwner; i++) save(`fact ${i}`);
     expect(memories.write({ op: 'save', session_id: 's', args: { content: 'one too many' } })).toEqual({
@@ -91,6 +107,9 @@ describe('the memory store', () => {
     const { memories, save } = store();
     save('kept');
     const next = new MemoryStore(clock, memories.carry());
-    expect(next.write({ op: 'save', session_id: 's', args: { content: 'after' } })).toEqual({ ok: true, result: { memory_id: 'mem-2', saved: true } });
+    expect(next.write({ op: 'save', session_id: 's', args: { content: 'after' } })).toEqual({
+      ok: true,
+      result: { memory_id: 'mem-2', saved: true },
+    });
   });
 });

@@ -18,7 +18,11 @@ function failureOf(read: () => unknown): ApplicationFailure {
 describe('readModelReply', () => {
   it('reads content and function tool calls as the endpoint sent them', () => {
     const reply = readModelReply(
-      completion({ role: 'assistant', content: 'Hi.', tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'todoWrite', arguments: '{"todos":[]}' } }] }),
+      completion({
+        role: 'assistant',
+        content: 'Hi.',
+        tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'todoWrite', arguments: '{"todos":[]}' } }],
+      }),
     );
     expect(reply).toEqual({ content: 'Hi.', tool_calls: [{ id: 'call_1', name: 'todoWrite', arguments: '{"todos":[]}' }] });
   });
@@ -35,7 +39,10 @@ describe('readModelReply', () => {
   it('turns tool call fields of the wrong type into text the tools refuse, and names calls without an id', () => {
     const reply = readModelReply(
       completion({
-        content: [{ type: 'text', text: 'Part one. ' }, { type: 'text', text: 'Part two.' }],
+        content: [
+          { type: 'text', text: 'Part one. ' },
+          { type: 'text', text: 'Part two.' },
+        ],
         tool_calls: [
           { type: 'function', function: { name: 'planWrite', arguments: { content: 7 } } },
           { id: 'c2', function: { name: ['todoWrite'], arguments: null } },
@@ -56,7 +63,12 @@ describe('readModelReply', () => {
   });
 
   it('cuts enormous tool names and call ids', () => {
-    const reply = readModelReply(completion({ content: null, tool_calls: [{ id: 'i'.repeat(10_000), type: 'function', function: { name: 'n'.repeat(100_000), arguments: '{}' } }] }));
+    const reply = readModelReply(
+      completion({
+        content: null,
+        tool_calls: [{ id: 'i'.repeat(10_000), type: 'function', function: { name: 'n'.repeat(100_000), arguments: '{}' } }],
+      }),
+    );
     expect(reply.tool_calls[0]!.name).toBe(`${'n'.repeat(maxToolCallNameLength)}…`);
     expect(reply.tool_calls[0]!.id).toBe(`${'i'.repeat(maxToolCallNameLength)}…`);
   });

@@ -2,13 +2,21 @@ import { QueryNotRegisteredError, ServiceError } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
 import { ArborClientError } from '../../src/client/errors.js';
 import type { Client } from '@temporalio/client';
-import { boundedQuery, checkQueryTimeout, defaultQueryTimeoutMs, isMissingQuery, isUnansweredQuery, UnansweredQueryError } from '../../src/client/access/query-failures.js';
+import {
+  boundedQuery,
+  checkQueryTimeout,
+  defaultQueryTimeoutMs,
+  isMissingQuery,
+  isUnansweredQuery,
+  UnansweredQueryError,
+} from '../../src/client/access/query-failures.js';
 
 const grpcError = (code: number) => Object.assign(new Error(`${code} grpc`), { code });
 
 describe('isUnansweredQuery', () => {
   it('recognises a query no worker answered in time (cancelled, deadline exceeded, unavailable)', () => {
-    for (const code of [1, 4, 14]) expect(isUnansweredQuery(new ServiceError('Failed to query Workflow', { cause: grpcError(code) }))).toBe(true);
+    for (const code of [1, 4, 14])
+      expect(isUnansweredQuery(new ServiceError('Failed to query Workflow', { cause: grpcError(code) }))).toBe(true);
   });
 
   it('does not retry queries the workflow or the server refused, nor other errors', () => {
@@ -20,7 +28,9 @@ describe('isUnansweredQuery', () => {
 
 describe('UnansweredQueryError and the query timeout', () => {
   it('counts an UnansweredQueryError as unanswered, so waitUntilIdle asks again', () => {
-    const error = new UnansweredQueryError('session-1', 30_000, { cause: new ServiceError('Failed to query Workflow', { cause: grpcError(4) }) });
+    const error = new UnansweredQueryError('session-1', 30_000, {
+      cause: new ServiceError('Failed to query Workflow', { cause: grpcError(4) }),
+    });
     expect(isUnansweredQuery(error)).toBe(true);
     expect(error).toBeInstanceOf(ArborClientError);
     expect(error.message).toMatch(/^No answer from session-1 within 30 s: no worker answered the query/);
@@ -62,10 +72,15 @@ describe('isMissingQuery', () => {
 
   it('recognises a workflow without the named query, as the dev server and the test server report it', () => {
     expect(isMissingQuery(new QueryNotRegisteredError(missing, 3), 'transcriptPage')).toBe(true);
-    expect(isMissingQuery(new ServiceError('Failed to query Workflow', { cause: Object.assign(new Error(`13 INTERNAL: ${missing}`), { code: 13 }) }), 'transcriptPage')).toBe(true);
+    expect(
+      isMissingQuery(
+        new ServiceError('Failed to query Workflow', { cause: Object.assign(new Error(`13 INTERNAL: ${missing}`), { code: 13 }) }),
+        'transcriptPage',
+      ),
+    ).toBe(true);
   });
 
-  it('does not take another query\'s absence, a failing handler or another error for it', () => {
+  it("does not take another query's absence, a failing handler or another error for it", () => {
     expect(isMissingQuery(new QueryNotRegisteredError(missing, 3), 'transcript')).toBe(false);
     expect(isMissingQuery(new QueryNotRegisteredError('transcriptPage failed: offset out of range', 3), 'transcriptPage')).toBe(false);
     expect(isMissingQuery(new Error(missing), 'transcriptPage')).toBe(false);

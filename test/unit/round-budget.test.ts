@@ -30,6 +30,9 @@ describe('shareRoundBudget', () => {
   it('counts bytes, so results in Chinese, three bytes a character, still fit the model input', () => {
     const shared = shareRoundBudget(Array.from({ length: 12 }, () => ({ content: '网页内容'.repeat(25_000), is_error: false })));
     expect(shared.reduce((sum, outcome) => sum + utf8Length(outcome.content), 0)).toBeLessThanOrEqual(1_000_000);
-    for (const outcome of shared) expect(outcome.content).toMatch(/^(网页内容)+网?页?内?\n\[truncated: \d+ more bytes; this round's 12 tool results share 1000000 bytes\]$/);
+    for (const outcome of shared)
+      expect(outcome.content).toMatch(
+        /^(网页内容)+网?页?内?\n\[truncated: \d+ more bytes; this round's 12 tool results share 1000000 bytes\]$/,
+      );
   });
 });

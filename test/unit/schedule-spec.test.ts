@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { scheduleSpecFor } from '../../src/client/access/schedule-spec.js';
 import { automationCreate, automationIdOfRun, runIdOf } from '../../src/shared/tools/automations.js';
 
-const timing = (recurrence: string, start_local = '2026-12-07T09:30', timezone = 'Europe/Berlin') => scheduleSpecFor({ recurrence: recurrence as never, start_local, timezone });
+const timing = (recurrence: string, start_local = '2026-12-07T09:30', timezone = 'Europe/Berlin') =>
+  scheduleSpecFor({ recurrence: recurrence as never, start_local, timezone });
 
 describe('automation schedules', () => {
   it.each([
@@ -21,8 +22,14 @@ describe('automation schedules', () => {
   });
 
   it('names a bad time zone or an impossible start', () => {
-    expect(timing('daily', '2026-12-07T09:30', 'Mars/Olympus')).toEqual({ ok: false, error: '"Mars/Olympus" is not a time zone: use an IANA name such as Europe/Berlin.' });
-    expect(timing('daily', '2026-02-30T09:30', 'UTC')).toEqual({ ok: false, error: expect.stringMatching(/^start_local "2026-02-30T09:30" is not a valid date and time/) });
+    expect(timing('daily', '2026-12-07T09:30', 'Mars/Olympus')).toEqual({
+      ok: false,
+      error: '"Mars/Olympus" is not a time zone: use an IANA name such as Europe/Berlin.',
+    });
+    expect(timing('daily', '2026-02-30T09:30', 'UTC')).toEqual({
+      ok: false,
+      error: expect.stringMatching(/^start_local "2026-02-30T09:30" is not a valid date and time/),
+    });
   });
 
   it('refuses a cron expression as recurrence, and a start in another format', () => {
@@ -30,9 +37,9 @@ describe('automation schedules', () => {
     expect(automationCreate.input.safeParse({ ...base, recurrence: '0 9 * * *' }).error?.issues[0]?.message).toBe(
       'recurrence is one of none, hourly, daily, weekly, monthly, yearly; cron expressions are not accepted',
     );
-    expect(automationCreate.input.safeParse({ ...base, recurrence: 'daily', start_local: '07.12.2026 09:30' }).error?.issues[0]?.message).toBe(
-      'start_local is a local date and time of the form YYYY-MM-DDTHH:mm',
-    );
+    expect(
+      automationCreate.input.safeParse({ ...base, recurrence: 'daily', start_local: '07.12.2026 09:30' }).error?.issues[0]?.message,
+    ).toBe('start_local is a local date and time of the form YYYY-MM-DDTHH:mm');
   });
 
   it('finds the automation of a run id', () => {

@@ -1,6 +1,10 @@
 import type { Connection } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
-import { ensureSearchAttributes, SearchAttributesMissingError, supportsSearchAttributes } from '../../src/temporal/search-attribute-registration.js';
+import {
+  ensureSearchAttributes,
+  SearchAttributesMissingError,
+  supportsSearchAttributes,
+} from '../../src/temporal/search-attribute-registration.js';
 
 function fakeConnection(existing: Record<string, number>, add: () => Promise<unknown>, list?: () => Promise<unknown>): Connection {
   const added: unknown[] = [];
@@ -45,10 +49,19 @@ describe('search attribute registration', () => {
   });
 
   it('treats a server without the operator service as one without search attributes', async () => {
-    const unimplemented = fakeConnection({}, async () => ({}), async () => {
-      throw Object.assign(new Error('12 UNIMPLEMENTED'), { code: 12 });
-    });
+    const unimplemented = fakeConnection(
+      {},
+      async () => ({}),
+      async () => {
+        throw Object.assign(new Error('12 UNIMPLEMENTED'), { code: 12 });
+      },
+    );
     expect(await supportsSearchAttributes(unimplemented, 'default')).toBe(false);
-    expect(await supportsSearchAttributes(fakeConnection({}, async () => ({})), 'default')).toBe(true);
+    expect(
+      await supportsSearchAttributes(
+        fakeConnection({}, async () => ({})),
+        'default',
+      ),
+    ).toBe(true);
   });
 });

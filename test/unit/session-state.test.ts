@@ -2,7 +2,13 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { utf8Length } from '../../src/shared/utf8.js';
 import { carriedEventBytes } from '../../src/workflows/event-log.js';
 import { environmentFor } from '../../src/workflows/deployment-settings.js';
-import { carriedClosedChildren, carriedStateBytes, SessionState, type SessionIdentity, type StateClock } from '../../src/workflows/session-state.js';
+import {
+  carriedClosedChildren,
+  carriedStateBytes,
+  SessionState,
+  type SessionIdentity,
+  type StateClock,
+} from '../../src/workflows/session-state.js';
 
 /** A clock that advances one second per `now()` call, so every timestamp it hands out is distinct. */
 function fakeClock(start = Date.parse('2024-05-01T10:00:00.000Z')): StateClock & { calls: number } {
@@ -176,7 +182,13 @@ describe('takeInbox', () => {
   });
 
   it('takes messages up to the batch size, at least one, and leaves the rest queued in order', () => {
-    for (const [id, length] of [['a', 60], ['b', 50], ['c', 10], ['d', 200]] as const) state.enqueue({ id, content: 'x'.repeat(length), source: 'user' });
+    for (const [id, length] of [
+      ['a', 60],
+      ['b', 50],
+      ['c', 10],
+      ['d', 200],
+    ] as const)
+      state.enqueue({ id, content: 'x'.repeat(length), source: 'user' });
     expect(state.takeInbox(100).map((message) => message.id)).toEqual(['a']);
     expect(state.snapshot().queued_messages).toBe(3);
     expect(state.messageState('b')).toBe('queued');
@@ -213,7 +225,10 @@ describe('where queued messages come from', () => {
       { id: 'cron:cron-1:1', content: 'a cron firing' },
       { id: 'sub-agent-finished:child-1', content: 'a sub-agent notice' },
     ];
-    const carried = { ...JSON.parse(JSON.stringify(state.carry())), inbox: [...older, { id: 'loop:loop-2:1', content: 'newer', source: 'loop' }] };
+    const carried = {
+      ...JSON.parse(JSON.stringify(state.carry())),
+      inbox: [...older, { id: 'loop:loop-2:1', content: 'newer', source: 'loop' }],
+    };
     const next = new SessionState(identity, fakeClock(), carried);
     expect(next.inbox.map((message) => message.source)).toEqual(['user', 'user', 'goal', 'loop', 'cron', 'sub-agent', 'loop']);
     expect(next.carry().inbox).toEqual(next.inbox);
@@ -382,9 +397,25 @@ describe('the state a continue-as-new carries', () => {
       state.append({ role: 'assistant', content: text(150_000) });
     }
     for (let index = 0; index < 300; index++) {
-      state.children.push({ sub_session_id: `child-${index}`, title: `Child ${index}`, mode: 'async', status: 'completed', created_at: 't', updated_at: 't', final_message: text(1_000) });
+      state.children.push({
+        sub_session_id: `child-${index}`,
+        title: `Child ${index}`,
+        mode: 'async',
+        status: 'completed',
+        created_at: 't',
+        updated_at: 't',
+        final_message: text(1_000),
+      });
     }
-    state.children.push({ sub_session_id: 'running-child', title: 'Still running', mode: 'async', status: 'running', created_at: 't', updated_at: 't', final_message: null });
+    state.children.push({
+      sub_session_id: 'running-child',
+      title: 'Still running',
+      mode: 'async',
+      status: 'running',
+      created_at: 't',
+      updated_at: 't',
+      final_message: null,
+    });
 
     const carried = state.carry();
     expect(utf8Length(JSON.stringify(carried))).toBeLessThanOrEqual(carriedStateBytes);

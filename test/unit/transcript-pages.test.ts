@@ -4,7 +4,16 @@ import { readSessionTranscript, readTranscriptPages, transcriptPageChars } from 
 import { SessionState } from '../../src/workflows/session-state.js';
 import { carriedTranscriptBytes } from '../../src/workflows/transcript.js';
 
-const identity = { session_id: 's', owner: 'default', title: 't', parent_session_id: null, root_session_id: 's', ancestor_session_ids: [], depth: 0, mode: 'async' as const };
+const identity = {
+  session_id: 's',
+  owner: 'default',
+  title: 't',
+  parent_session_id: null,
+  root_session_id: 's',
+  ancestor_session_ids: [],
+  depth: 0,
+  mode: 'async' as const,
+};
 
 function newState(carried?: ReturnType<SessionState['carry']>) {
   let n = 0;
@@ -44,7 +53,20 @@ describe('readTranscriptPages', () => {
   it('reads a range with a limit without asking past it', async () => {
     const { asked, query } = session(30, 100_000);
     const entries = await readTranscriptPages(query, { offset: 5, limit: 12 });
-    expect(entries.map((entry) => entry.content.split(' ')[0])).toEqual(['5', '6', '7', '8', '9', '10', '11', '12', '13', '14', '15', '16']);
+    expect(entries.map((entry) => entry.content.split(' ')[0])).toEqual([
+      '5',
+      '6',
+      '7',
+      '8',
+      '9',
+      '10',
+      '11',
+      '12',
+      '13',
+      '14',
+      '15',
+      '16',
+    ]);
     // Five 100,000-character entries fill a page; the last page is asked for what is left of the limit.
     expect(asked).toEqual([
       { offset: 5, limit: 12, max_chars: transcriptPageChars },
@@ -60,7 +82,7 @@ describe('readTranscriptPages', () => {
   });
 });
 
-describe('the session\'s transcript positions across continue-as-new', () => {
+describe("the session's transcript positions across continue-as-new", () => {
   /** A session of `count` messages of 300,000 characters: more than a continue-as-new carries. */
   function longSession(count: number) {
     const state = newState();

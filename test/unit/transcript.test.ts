@@ -76,7 +76,12 @@ describe('finalMessage', () => {
 });
 
 describe('compactTranscript', () => {
-  const entry = (role: TranscriptEntry['role'], n: number): TranscriptEntry => ({ id: `e${n}`, role, content: `${role} ${n}`, created_at: 't' });
+  const entry = (role: TranscriptEntry['role'], n: number): TranscriptEntry => ({
+    id: `e${n}`,
+    role,
+    content: `${role} ${n}`,
+    created_at: 't',
+  });
 
   it('leaves a short transcript alone', () => {
     const short = [entry('user', 0), entry('assistant', 1)];
@@ -84,23 +89,35 @@ describe('compactTranscript', () => {
   });
 
   it('keeps the newest entries from a user message on, behind a notice of what was left out', () => {
-    const long = Array.from({ length: carriedTranscriptEntries + 10 }, (_, n) => entry(n % 3 === 0 ? 'user' : n % 3 === 1 ? 'assistant' : 'tool', n));
+    const long = Array.from({ length: carriedTranscriptEntries + 10 }, (_, n) =>
+      entry(n % 3 === 0 ? 'user' : n % 3 === 1 ? 'assistant' : 'tool', n),
+    );
     const kept = compactTranscript(long, 'now');
     expect(kept[0]).toMatchObject({ role: 'notice', created_at: 'now' });
     expect(kept[1]!.role).toBe('user');
     expect(kept.length).toBeLessThanOrEqual(carriedTranscriptEntries + 1);
     expect(kept.at(-1)).toBe(long.at(-1));
-    expect(kept[0]!.content).toBe(`${long.length - kept.length + 1} earlier transcript entries were compacted away when the session continued as new; the conversation goes on from here.`);
+    expect(kept[0]!.content).toBe(
+      `${long.length - kept.length + 1} earlier transcript entries were compacted away when the session continued as new; the conversation goes on from here.`,
+    );
   });
 
   it('keeps a turn longer than the allowance whole, from its user message', () => {
-    const long = [entry('user', 0), entry('assistant', 1), entry('user', 2), ...Array.from({ length: carriedTranscriptEntries + 5 }, (_, n) => entry('tool', n + 3))];
+    const long = [
+      entry('user', 0),
+      entry('assistant', 1),
+      entry('user', 2),
+      ...Array.from({ length: carriedTranscriptEntries + 5 }, (_, n) => entry('tool', n + 3)),
+    ];
     const kept = compactTranscript(long, 'now');
     expect(kept[1]).toBe(long[2]);
     expect(kept).toHaveLength(long.length - 2 + 1);
   });
 
-  const sized = (role: TranscriptEntry['role'], n: number, chars: number): TranscriptEntry => ({ ...entry(role, n), content: 'x'.repeat(chars) });
+  const sized = (role: TranscriptEntry['role'], n: number, chars: number): TranscriptEntry => ({
+    ...entry(role, n),
+    content: 'x'.repeat(chars),
+  });
   const charsOf = (entries: TranscriptEntry[]) => entries.slice(1).reduce((sum, kept) => sum + kept.content.length, 0);
 
   it('carries at most carriedTranscriptBytes bytes, from a user message, however few the entries', () => {
@@ -113,7 +130,14 @@ describe('compactTranscript', () => {
   });
 
   it('keeps a turn bigger than the allowance from a model answer that fits, never a tool result without its call', () => {
-    const turn = [sized('user', 0, 10), sized('assistant', 1, 10), ...Array.from({ length: 12 }, (_, n) => sized('tool', n + 2, 100_000)), sized('assistant', 14, 100), sized('tool', 15, 100_000), sized('assistant', 16, 100)];
+    const turn = [
+      sized('user', 0, 10),
+      sized('assistant', 1, 10),
+      ...Array.from({ length: 12 }, (_, n) => sized('tool', n + 2, 100_000)),
+      sized('assistant', 14, 100),
+      sized('tool', 15, 100_000),
+      sized('assistant', 16, 100),
+    ];
     const kept = compactTranscript(turn, 'now');
     expect(kept[1]).toBe(turn[14]);
     expect(kept.slice(1).map((kept) => kept.role)).toEqual(['assistant', 'tool', 'assistant']);

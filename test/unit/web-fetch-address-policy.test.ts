@@ -63,7 +63,18 @@ describe('forbiddenAddressReason', () => {
     expect(forbiddenAddressReason(address)).toMatch(reason);
   });
 
-  const allowed = ['8.8.8.8', '1.1.1.1', '93.184.216.34', '172.32.0.1', '100.128.0.1', '2606:4700:4700::1111', '2a00:1450:4001::200e', '::ffff:8.8.8.8', '64:ff9b::808:808', '2002:808:808::1'];
+  const allowed = [
+    '8.8.8.8',
+    '1.1.1.1',
+    '93.184.216.34',
+    '172.32.0.1',
+    '100.128.0.1',
+    '2606:4700:4700::1111',
+    '2a00:1450:4001::200e',
+    '::ffff:8.8.8.8',
+    '64:ff9b::808:808',
+    '2002:808:808::1',
+  ];
   it.each(allowed)('lets the public address %s through', (address) => {
     expect(forbiddenAddressReason(address)).toBeNull();
   });

@@ -62,7 +62,12 @@ function fakeResolver(table: Record<string, string[] | string[][]>): FakeResolve
     const index = seen.get(hostname) ?? 0;
     seen.set(hostname, index + 1);
     const answer = answers[Math.min(index, answers.length - 1)] ?? [];
-    setImmediate(() => callback(null, answer.map((address) => ({ address, family: net.isIP(address) }))));
+    setImmediate(() =>
+      callback(
+        null,
+        answer.map((address) => ({ address, family: net.isIP(address) })),
+      ),
+    );
   };
   return { lookup, calls };
 }
@@ -147,27 +152,120 @@ describe('the address guard refuses forbidden targets before any byte is sent', 
     { name: 'GCP metadata name', url: () => 'http://metadata.google.internal/computeMetadata/v1/', lookupExpected: false },
     { name: 'bare metadata name', url: () => 'http://metadata/', lookupExpected: false },
     // Names that resolve to forbidden addresses (checked inside the connection's lookup).
-    { name: 'a name resolving to loopback', url: () => `http://loopback.test:${P()}/`, resolve: { 'loopback.test': ['127.0.0.1'] }, lookupExpected: true },
-    { name: 'a name resolving to IPv6 loopback', url: () => `http://v6.test:${P()}/`, resolve: { 'v6.test': ['::1'] }, lookupExpected: true },
-    { name: 'a name resolving to mapped loopback', url: () => `http://mapped.test:${P()}/`, resolve: { 'mapped.test': ['::ffff:127.0.0.1'] }, lookupExpected: true },
-    { name: 'a name resolving to 0.0.0.0', url: () => `http://zero.test:${P()}/`, resolve: { 'zero.test': ['0.0.0.0'] }, lookupExpected: true },
-    { name: 'a name resolving to a private address', url: () => 'http://intranet.test/', resolve: { 'intranet.test': ['10.1.2.3'] }, lookupExpected: true },
-    { name: 'a name resolving to cloud metadata', url: () => 'http://meta.test/', resolve: { 'meta.test': ['169.254.169.254'] }, lookupExpected: true },
-    { name: 'a name resolving to carrier-grade NAT', url: () => 'http://cgnat.test/', resolve: { 'cgnat.test': ['100.64.1.1'] }, lookupExpected: true },
-    { name: 'a name resolving to unique-local IPv6', url: () => 'http://ula.test/', resolve: { 'ula.test': ['fd00::5'] }, lookupExpected: true },
-    { name: 'a name resolving to NAT64 metadata', url: () => 'http://nat64.test/', resolve: { 'nat64.test': ['64:ff9b::a9fe:a9fe'] }, lookupExpected: true },
-    { name: 'a name resolving to a public and a private address', url: () => `http://mixed.test:${P()}/`, resolve: { 'mixed.test': ['93.184.216.34', '127.0.0.1'] }, lookupExpected: true },
-    { name: 'a name resolving to public and loopback IPv6', url: () => `http://mixed6.test:${P()}/`, resolve: { 'mixed6.test': ['2606:2800:220:1::1', '::1'] }, lookupExpected: true },
-    { name: 'an https name resolving to loopback', url: () => `https://secure.test:${P()}/`, resolve: { 'secure.test': ['127.0.0.1'] }, lookupExpected: true },
+    {
+      name: 'a name resolving to loopback',
+      url: () => `http://loopback.test:${P()}/`,
+      resolve: { 'loopback.test': ['127.0.0.1'] },
+      lookupExpected: true,
+    },
+    {
+      name: 'a name resolving to IPv6 loopback',
+      url: () => `http://v6.test:${P()}/`,
+      resolve: { 'v6.test': ['::1'] },
+      lookupExpected: true,
+    },
+    {
+      name: 'a name resolving to mapped loopback',
+      url: () => `http://mapped.test:${P()}/`,
+      resolve: { 'mapped.test': ['::ffff:127.0.0.1'] },
+      lookupExpected: true,
+    },
+    {
+      name: 'a name resolving to 0.0.0.0',
+      url: () => `http://zero.test:${P()}/`,
+      resolve: { 'zero.test': ['0.0.0.0'] },
+      lookupExpected: true,
+    },
+    {
+      name: 'a name resolving to a private address',
+      url: () => 'http://intranet.test/',
+      resolve: { 'intranet.test': ['10.1.2.3'] },
+      lookupExpected: true,
+    },
+    {
+      name: 'a name resolving to cloud metadata',
+      url: () => 'http://meta.test/',
+      resolve: { 'meta.test': ['169.254.169.254'] },
+      lookupExpected: true,
+    },
+    {
+      name: 'a name resolving to carrier-grade NAT',
+      url: () => 'http://cgnat.test/',
+      resolve: { 'cgnat.test': ['100.64.1.1'] },
+      lookupExpected: true,
+    },
+    {
+      name: 'a name resolving to unique-local IPv6',
+      url: () => 'http://ula.test/',
+      resolve: { 'ula.test': ['fd00::5'] },
+      lookupExpected: true,
+    },
+    {
+      name: 'a name resolving to NAT64 metadata',
+      url: () => 'http://nat64.test/',
+      resolve: { 'nat64.test': ['64:ff9b::a9fe:a9fe'] },
+      lookupExpected: true,
+    },
+    {
+      name: 'a name resolving to a public and a private address',
+      url: () => `http://mixed.test:${P()}/`,
+      resolve: { 'mixed.test': ['93.184.216.34', '127.0.0.1'] },
+      lookupExpected: true,
+    },
+    {
+      name: 'a name resolving to public and loopback IPv6',
+      url: () => `http://mixed6.test:${P()}/`,
+      resolve: { 'mixed6.test': ['2606:2800:220:1::1', '::1'] },
+      lookupExpected: true,
+    },
+    {
+      name: 'an https name resolving to loopback',
+      url: () => `https://secure.test:${P()}/`,
+      resolve: { 'secure.test': ['127.0.0.1'] },
+      lookupExpected: true,
+    },
     // Redirects from an allowed loopback server to forbidden targets.
-    { name: 'a redirect to cloud metadata', url: () => `http://127.0.0.1:${redirector.port}/?to=${encodeURIComponent('http://169.254.169.254/latest/meta-data/')}`, allow: '127.0.0.1/32' },
-    { name: 'a redirect to IPv6 loopback', url: () => `http://127.0.0.1:${redirector.port}/?to=${encodeURIComponent(`http://[::1]:${P()}/`)}`, allow: '127.0.0.1/32' },
-    { name: 'a redirect to another loopback address', url: () => `http://127.0.0.1:${redirector.port}/?to=${encodeURIComponent(`http://127.0.0.2:${P()}/`)}`, allow: '127.0.0.1/32' },
-    { name: 'a redirect to hex loopback', url: () => `http://127.0.0.1:${redirector.port}/?to=${encodeURIComponent(`http://0x7f000002:${P()}/`)}`, allow: '127.0.0.1/32' },
-    { name: 'a redirect to mapped loopback', url: () => `http://127.0.0.1:${redirector.port}/?to=${encodeURIComponent(`http://[::ffff:127.0.0.2]:${P()}/`)}`, allow: '127.0.0.1/32' },
-    { name: 'a redirect to localhost', url: () => `http://127.0.0.1:${redirector.port}/?to=${encodeURIComponent(`http://localhost:${P()}/`)}`, allow: '127.0.0.1/32' },
-    { name: 'a redirect to a private address', url: () => `http://127.0.0.1:${redirector.port}/?to=${encodeURIComponent('http://192.168.0.1/')}`, allow: '127.0.0.1/32' },
-    { name: 'a redirect from a host allowed by name to a literal loopback address', url: () => `http://localhost:${redirector.port}/?to=${encodeURIComponent(`http://127.0.0.1:${P()}/`)}`, allow: 'localhost', resolve: { localhost: ['127.0.0.1'] } },
+    {
+      name: 'a redirect to cloud metadata',
+      url: () => `http://127.0.0.1:${redirector.port}/?to=${encodeURIComponent('http://169.254.169.254/latest/meta-data/')}`,
+      allow: '127.0.0.1/32',
+    },
+    {
+      name: 'a redirect to IPv6 loopback',
+      url: () => `http://127.0.0.1:${redirector.port}/?to=${encodeURIComponent(`http://[::1]:${P()}/`)}`,
+      allow: '127.0.0.1/32',
+    },
+    {
+      name: 'a redirect to another loopback address',
+      url: () => `http://127.0.0.1:${redirector.port}/?to=${encodeURIComponent(`http://127.0.0.2:${P()}/`)}`,
+      allow: '127.0.0.1/32',
+    },
+    {
+      name: 'a redirect to hex loopback',
+      url: () => `http://127.0.0.1:${redirector.port}/?to=${encodeURIComponent(`http://0x7f000002:${P()}/`)}`,
+      allow: '127.0.0.1/32',
+    },
+    {
+      name: 'a redirect to mapped loopback',
+      url: () => `http://127.0.0.1:${redirector.port}/?to=${encodeURIComponent(`http://[::ffff:127.0.0.2]:${P()}/`)}`,
+      allow: '127.0.0.1/32',
+    },
+    {
+      name: 'a redirect to localhost',
+      url: () => `http://127.0.0.1:${redirector.port}/?to=${encodeURIComponent(`http://localhost:${P()}/`)}`,
+      allow: '127.0.0.1/32',
+    },
+    {
+      name: 'a redirect to a private address',
+      url: () => `http://127.0.0.1:${redirector.port}/?to=${encodeURIComponent('http://192.168.0.1/')}`,
+      allow: '127.0.0.1/32',
+    },
+    {
+      name: 'a redirect from a host allowed by name to a literal loopback address',
+      url: () => `http://localhost:${redirector.port}/?to=${encodeURIComponent(`http://127.0.0.1:${P()}/`)}`,
+      allow: 'localhost',
+      resolve: { localhost: ['127.0.0.1'] },
+    },
   ];
 
   it('has a table of at least 40 forbidden targets', () => {
@@ -226,7 +324,9 @@ describe('loopback access through the allow list', () => {
     const refused = await failure(webFetch({ url: `http://127.0.0.1:${trap.port}/`, prompt: PROMPT }, { cache: false, allow }));
     expect(refused.code).toBe('FORBIDDEN_ADDRESS');
     const viaOtherName = fakeResolver({ 'alias.test': ['127.0.0.1'] });
-    const alias = await failure(webFetch({ url: `http://alias.test:${trap.port}/`, prompt: PROMPT }, { cache: false, allow, lookup: viaOtherName.lookup }));
+    const alias = await failure(
+      webFetch({ url: `http://alias.test:${trap.port}/`, prompt: PROMPT }, { cache: false, allow, lookup: viaOtherName.lookup }),
+    );
     expect(alias.code).toBe('FORBIDDEN_ADDRESS');
     expect(trap.connections()).toBe(connections);
   });
@@ -275,7 +375,10 @@ describe('DNS rebinding', () => {
 
   it('resolves once per connection, so a resolver that would answer differently the second time is never consulted twice', async () => {
     const resolver = fakeResolver({ 'once.test': [['127.0.0.1'], ['127.0.0.2']] });
-    const result = await webFetch({ url: `http://once.test:${allowed.port}/page`, prompt: PROMPT }, { cache: false, allow, lookup: resolver.lookup });
+    const result = await webFetch(
+      { url: `http://once.test:${allowed.port}/page`, prompt: PROMPT },
+      { cache: false, allow, lookup: resolver.lookup },
+    );
     expect(result).toContain('from the allowed address');
     expect(resolver.calls).toEqual(['once.test']);
     expect(forbidden.connections()).toBe(0);
@@ -331,7 +434,10 @@ describe('proxy settings', () => {
   it('ignores HTTP_PROXY, HTTPS_PROXY and ALL_PROXY: requests go straight to the guarded target', async () => {
     const proxyUrl = `http://127.0.0.1:${proxy.port}`;
     for (const name of names) process.env[name] = name.toLowerCase().startsWith('no_') ? '' : proxyUrl;
-    const result = await webFetch({ url: `http://127.0.0.1:${target.port}/`, prompt: PROMPT }, { cache: false, allow: parseAllowList('127.0.0.1/32') });
+    const result = await webFetch(
+      { url: `http://127.0.0.1:${target.port}/`, prompt: PROMPT },
+      { cache: false, allow: parseAllowList('127.0.0.1/32') },
+    );
     expect(result).toContain('reached 127.0.0.1');
     expect(target.requests()).toBe(1);
     expect(proxy.connections()).toBe(0);
@@ -339,7 +445,12 @@ describe('proxy settings', () => {
 
   it('does not let a proxy setting route a forbidden target anywhere', async () => {
     process.env.HTTP_PROXY = `http://127.0.0.1:${proxy.port}`;
-    const error = await failure(webFetch({ url: 'http://169.254.169.254/latest/meta-data/', prompt: PROMPT }, { cache: false, allow: parseAllowList('127.0.0.1/32') }));
+    const error = await failure(
+      webFetch(
+        { url: 'http://169.254.169.254/latest/meta-data/', prompt: PROMPT },
+        { cache: false, allow: parseAllowList('127.0.0.1/32') },
+      ),
+    );
     expect(error.code).toBe('FORBIDDEN_ADDRESS');
     expect(proxy.connections()).toBe(0);
   });

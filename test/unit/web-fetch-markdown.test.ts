@@ -59,7 +59,18 @@ describe('htmlToMarkdown', () => {
   });
 
   it('drops navigation, banners, search forms, cookie notices, sidebars and footers', () => {
-    for (const boilerplate of ['Skip to content', 'Search docs', 'Introduction', 'Installation', 'cookies', 'Accept all', 'On this page', '2024 Example Inc', 'Privacy', 'Example Docs home']) {
+    for (const boilerplate of [
+      'Skip to content',
+      'Search docs',
+      'Introduction',
+      'Installation',
+      'cookies',
+      'Accept all',
+      'On this page',
+      '2024 Example Inc',
+      'Privacy',
+      'Example Docs home',
+    ]) {
       expect(md).not.toContain(boilerplate);
     }
   });

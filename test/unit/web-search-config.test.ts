@@ -41,7 +41,10 @@ describe('searchConfigFromEnv', () => {
   });
 
   it('does not enable Tavily or Bing from a URL without a key', () => {
-    const config = searchConfigFromEnv({ ARBOR_TAVILY_URL: 'https://api.tavily.com/search', ARBOR_BING_URL: 'https://api.bing.microsoft.com/v7.0/search' });
+    const config = searchConfigFromEnv({
+      ARBOR_TAVILY_URL: 'https://api.tavily.com/search',
+      ARBOR_BING_URL: 'https://api.bing.microsoft.com/v7.0/search',
+    });
     expect(config.engines).toEqual([]);
     expect(config.disabled).toEqual(
       expect.arrayContaining([
@@ -77,7 +80,12 @@ describe('searchConfigFromEnv', () => {
   });
 
   it('treats blank variables as unset', () => {
-    const config = searchConfigFromEnv({ ARBOR_SEARCH_ENGINES: ' ', ARBOR_TAVILY_API_KEY: '  ', ARBOR_SEARXNG_URL: '', ARBOR_SEARCH_TIMEOUT_MS: '' });
+    const config = searchConfigFromEnv({
+      ARBOR_SEARCH_ENGINES: ' ',
+      ARBOR_TAVILY_API_KEY: '  ',
+      ARBOR_SEARXNG_URL: '',
+      ARBOR_SEARCH_TIMEOUT_MS: '',
+    });
     expect(config.engines).toEqual([]);
     expect(config.timeoutMs).toBe(15_000);
   });

@@ -329,7 +329,14 @@ describe('the SearXNG engine', () => {
 
   it('treats an empty answer whose upstream engines were all unresponsive as a failure', async () => {
     const server = await serve(
-      json(200, { ...searxngAnswer, results: [], unresponsive_engines: [['google', 'CAPTCHA'], ['brave', 'too many requests']] }),
+      json(200, {
+        ...searxngAnswer,
+        results: [],
+        unresponsive_engines: [
+          ['google', 'CAPTCHA'],
+          ['brave', 'too many requests'],
+        ],
+      }),
     );
     const error = await failureOf(webSearch({ query: 'q' }, only({ engine: 'searxng', url: server.url })));
     expect(error.attempts[0]?.reason).toContain('google (CAPTCHA)');
@@ -378,12 +385,7 @@ describe('the Bing engine', () => {
     for (const timeRange of ['day', 'week', 'month', 'year'] as const) {
       await webSearch({ query: 'q', time_range: timeRange }, config, { now });
     }
-    expect(server.requests.map((request) => request.params.get('freshness'))).toEqual([
-      'Day',
-      'Week',
-      'Month',
-      '2025-03-15..2026-03-15',
-    ]);
+    expect(server.requests.map((request) => request.params.get('freshness'))).toEqual(['Day', 'Week', 'Month', '2025-03-15..2026-03-15']);
   });
 
   it('reads a SearchResponse without webPages as zero results, not a failure', async () => {
@@ -448,7 +450,7 @@ describe('the Tavily engine', () => {
   });
 
   it('counts its plan limit (HTTP 432) as a usage limit', async () => {
-    const server = await serve(json(432, { detail: { error: 'This request exceeds your plan\'s set usage limit.' } }));
+    const server = await serve(json(432, { detail: { error: "This request exceeds your plan's set usage limit." } }));
     const error = await failureOf(webSearch({ query: 'q' }, only({ engine: 'tavily', url: server.url, apiKey: 'k' })));
     expect(error.attempts[0]?.reason).toBe("usage limit reached (HTTP 432: This request exceeds your plan's set usage limit.)");
   });

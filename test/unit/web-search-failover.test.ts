@@ -92,7 +92,11 @@ describe('webSearch failover', () => {
   const firstFailures: [string, Handler, RegExp][] = [
     ['answers 500', reply(500, '{"detail":"internal error"}'), /^HTTP 500/],
     ['is rate limited with 429', reply(429, 'Too Many Requests', 'text/plain'), /^rate limited \(HTTP 429/],
-    ['answers a body that is not JSON', reply(200, '<html><body>Maintenance</body></html>', 'text/html'), /^answer is not JSON \(text\/html/],
+    [
+      'answers a body that is not JSON',
+      reply(200, '<html><body>Maintenance</body></html>', 'text/html'),
+      /^answer is not JSON \(text\/html/,
+    ],
     ['answers JSON without results', reply(200, '{"message":"hello"}'), /^unparseable answer: no results array/],
   ];
 
@@ -144,10 +148,13 @@ describe('webSearch failover', () => {
     expect(failures).toEqual([{ engine: 'tavily', reason: expect.stringContaining('ECONNREFUSED'), kind: 'network' }]);
   });
 
-  it('asks the next engine when the first has no results, and returns the next one\'s', async () => {
+  it("asks the next engine when the first has no results, and returns the next one's", async () => {
     const first = await serve(reply(200, searxngResults(0)));
     const second = await serve(reply(200, bingResults));
-    const result = await webSearch({ query: 'q' }, config({ engine: 'searxng', url: first.url }, { engine: 'bing', url: second.url, apiKey: 'k' }));
+    const result = await webSearch(
+      { query: 'q' },
+      config({ engine: 'searxng', url: first.url }, { engine: 'bing', url: second.url, apiKey: 'k' }),
+    );
     expect(first.hits()).toBe(1);
     expect(result.results.map((item) => item.source)).toEqual(['bing']);
   });
@@ -155,14 +162,20 @@ describe('webSearch failover', () => {
   it('returns zero results, not an error, when every engine that answered had none', async () => {
     const first = await serve(reply(500, 'oops', 'text/plain'));
     const second = await serve(reply(200, searxngResults(0)));
-    const result = await webSearch({ query: 'q' }, config({ engine: 'bing', url: first.url, apiKey: 'k' }, { engine: 'searxng', url: second.url }));
+    const result = await webSearch(
+      { query: 'q' },
+      config({ engine: 'bing', url: first.url, apiKey: 'k' }, { engine: 'searxng', url: second.url }),
+    );
     expect(result).toEqual({ query: 'q', result_count: 0, results: [] });
   });
 
   it('does not ask the second engine once the first has answered', async () => {
     const first = await serve(reply(200, searxngResults(3)));
     const second = await serve(reply(200, bingResults));
-    const result = await webSearch({ query: 'q' }, config({ engine: 'searxng', url: first.url }, { engine: 'bing', url: second.url, apiKey: 'k' }));
+    const result = await webSearch(
+      { query: 'q' },
+      config({ engine: 'searxng', url: first.url }, { engine: 'bing', url: second.url, apiKey: 'k' }),
+    );
     expect(result.results.every((item) => item.source === 'searxng')).toBe(true);
     expect(second.hits()).toBe(0);
   });
@@ -278,9 +291,9 @@ describe('webSearch results', () => {
   it('refuses an empty query and an unknown time range before asking any engine', async () => {
     const server = await serve(reply(200, searxngResults(1)));
     await expect(webSearch({ query: '   ' }, config({ engine: 'searxng', url: server.url }))).rejects.toBeInstanceOf(WebSearchInputError);
-    await expect(
-      webSearch({ query: 'q', time_range: 'decade' as never }, config({ engine: 'searxng', url: server.url })),
-    ).rejects.toThrow(/time_range must be one of day, week, month, year/);
+    await expect(webSearch({ query: 'q', time_range: 'decade' as never }, config({ engine: 'searxng', url: server.url }))).rejects.toThrow(
+      /time_range must be one of day, week, month, year/,
+    );
     expect(server.hits()).toBe(0);
   });
 });

@@ -33,25 +33,40 @@ describe('the lint rules of the zones', () => {
   });
 
   it('let workflow code import an activity’s type but not its value', async () => {
-    const typeOnly = await rulesBroken('src/workflows/inbox.ts', "import type { Activities } from '../activities/index.js';\nexport type Used = Activities;\n");
+    const typeOnly = await rulesBroken(
+      'src/workflows/inbox.ts',
+      "import type { Activities } from '../activities/index.js';\nexport type Used = Activities;\n",
+    );
     expect(typeOnly).toEqual([]);
-    const value = await rulesBroken('src/workflows/tools/reply.ts', "import { createActivities } from '../../activities/index.js';\nexport const used = createActivities;\n");
+    const value = await rulesBroken(
+      'src/workflows/tools/reply.ts',
+      "import { createActivities } from '../../activities/index.js';\nexport const used = createActivities;\n",
+    );
     expect(value.join('\n')).toContain('import their types only');
   });
 
   it('refuse workflow code reaching the Node side’s folders', async () => {
-    const broken = await rulesBroken('src/workflows/inbox.ts', "import { ArborClientError } from '../client/errors.js';\nexport const used = ArborClientError;\n");
+    const broken = await rulesBroken(
+      'src/workflows/inbox.ts',
+      "import { ArborClientError } from '../client/errors.js';\nexport const used = ArborClientError;\n",
+    );
     expect(broken.join('\n')).toContain('Workflow code imports src/shared/ and src/workflows/ only');
   });
 
   it('keep src/shared/ the bottom zone', async () => {
-    const broken = await rulesBroken('src/shared/titles.ts', "import { runTurn } from '../workflows/turn.js';\nimport { readFile } from 'node:fs/promises';\nexport const used = [runTurn, readFile];\n");
+    const broken = await rulesBroken(
+      'src/shared/titles.ts',
+      "import { runTurn } from '../workflows/turn.js';\nimport { readFile } from 'node:fs/promises';\nexport const used = [runTurn, readFile];\n",
+    );
     expect(broken.join('\n')).toContain('src/shared/ is the bottom zone');
     expect(broken.join('\n')).toContain('no Node built-ins');
   });
 
   it('refuse the Node side importing workflow code, even for a type', async () => {
-    const broken = await rulesBroken('src/client/arbor-client.ts', "import type { arborSessionV2 } from '../workflows/session-workflow.js';\nexport type Used = typeof arborSessionV2;\n");
+    const broken = await rulesBroken(
+      'src/client/arbor-client.ts',
+      "import type { arborSessionV2 } from '../workflows/session-workflow.js';\nexport type Used = typeof arborSessionV2;\n",
+    );
     expect(broken.join('\n')).toContain('The Node side does not import workflow code');
   });
 

@@ -88,7 +88,10 @@ describe('askUser (time-skipping server, scripted model)', () => {
       const before = await session.snapshot();
       const bad: [unknown, RegExp, string?][] = [
         [{ [colour.question]: 'Blue', [extras.question]: ['Dark mode'] }, /No question set nope is waiting/, 'nope'],
-        [{ [colour.question]: 'Purple', [extras.question]: ['Dark mode'] }, /"Purple" is not an option of "Which colour should the button be\?"/],
+        [
+          { [colour.question]: 'Purple', [extras.question]: ['Dark mode'] },
+          /"Purple" is not an option of "Which colour should the button be\?"/,
+        ],
         [{ [colour.question]: ['Blue', 'Green'], [extras.question]: ['Dark mode'] }, /takes a single answer, got 2/],
         [{ [colour.question]: 'Blue' }, /No answer for "Which extras do you want\?"/],
         [{ [colour.question]: 'Blue', [extras.question]: [], 'Why?': 'x' }, /"Why\?" is not one of the questions asked/],
@@ -104,14 +107,20 @@ describe('askUser (time-skipping server, scripted model)', () => {
         }),
       ).rejects.toThrow(WorkflowUpdateFailedError);
       const after = await session.snapshot();
-      expect(after).toMatchObject({ status: 'waiting_for_user', last_event_seq: before.last_event_seq, pending_questions: before.pending_questions });
+      expect(after).toMatchObject({
+        status: 'waiting_for_user',
+        last_event_seq: before.last_event_seq,
+        pending_questions: before.pending_questions,
+      });
 
       await session.answer({ [colour.question]: 'green', [extras.question]: 'Keyboard shortcuts' });
-      await expect(session.answer({ [colour.question]: 'Blue', [extras.question]: 'Dark mode' }, { questionSetId: set!.question_set_id })).rejects.toThrow(
-        ArborClientError,
-      );
+      await expect(
+        session.answer({ [colour.question]: 'Blue', [extras.question]: 'Dark mode' }, { questionSetId: set!.question_set_id }),
+      ).rejects.toThrow(ArborClientError);
       await session.waitUntilIdle({ timeoutMs: 30_000 });
-      expect(toolResults(fake.requestsFor(instruction)[1]!)[0]).toContain('"Which colour should the button be?"="Green", "Which extras do you want?"="Keyboard shortcuts"');
+      expect(toolResults(fake.requestsFor(instruction)[1]!)[0]).toContain(
+        '"Which colour should the button be?"="Green", "Which extras do you want?"="Keyboard shortcuts"',
+      );
     });
   });
 
@@ -122,10 +131,12 @@ describe('askUser (time-skipping server, scripted model)', () => {
     const sibling = unique('sibling works');
     model.script(
       root,
-      { toolCalls: [
-        { name: 'subAgent', arguments: JSON.stringify({ title: 'Middle', instruction: middle }) },
-        { name: 'subAgent', arguments: JSON.stringify({ title: 'Sibling', instruction: sibling }) },
-      ] },
+      {
+        toolCalls: [
+          { name: 'subAgent', arguments: JSON.stringify({ title: 'Middle', instruction: middle }) },
+          { name: 'subAgent', arguments: JSON.stringify({ title: 'Sibling', instruction: sibling }) },
+        ],
+      },
       { content: 'Both started.' },
       { content: 'One finished.' },
       { content: 'Both finished.' },
@@ -167,7 +178,9 @@ describe('askUser (time-skipping server, scripted model)', () => {
         await scripted.env.sleep('2 hours');
         const snapshot = await session.waitUntilIdle({ timeoutMs: 30_000 });
         expect(snapshot.pending_questions).toEqual([]);
-        expect(toolResults(fake.requestsFor(instruction)[1]!)[0]).toMatch(/^The user did not answer your questions \("Which colour should the button be\?"\) within 1 hour\(s\)\./);
+        expect(toolResults(fake.requestsFor(instruction)[1]!)[0]).toMatch(
+          /^The user did not answer your questions \("Which colour should the button be\?"\) within 1 hour\(s\)\./,
+        );
         const events = await collect(session);
         expect(events.map((event) => event.type)).toContain('questions_expired');
       },
@@ -179,7 +192,9 @@ describe('askUser (time-skipping server, scripted model)', () => {
     const root = unique('root events');
     const child = unique('child events');
     model.script(root, call('subAgent', { title: 'Helper', instruction: child, mode: 'sync' }), { content: 'All done.' });
-    model.script(child, call('todoWrite', { todos: [{ content: 'Help', status: 'in_progress', active_form: 'Helping' }] }), { content: 'Helped.' });
+    model.script(child, call('todoWrite', { todos: [{ content: 'Help', status: 'in_progress', active_form: 'Helping' }] }), {
+      content: 'Helped.',
+    });
     await withWorker(scripted.env, scripted.settings, async (taskQueue) => {
       const session = await start(taskQueue, { instruction: root });
       await session.waitUntilIdle({ timeoutMs: 30_000 });
@@ -196,7 +211,9 @@ describe('askUser (time-skipping server, scripted model)', () => {
         'status_changed', // running -> idle
       ]);
       const childId = events.find((event) => event.type === 'sub_agent_started')!;
-      const childEvents = await collect(new SessionHandle((childId as Extract<SessionEvent, { type: 'sub_agent_started' }>).sub_session_id, scripted.env.client));
+      const childEvents = await collect(
+        new SessionHandle((childId as Extract<SessionEvent, { type: 'sub_agent_started' }>).sub_session_id, scripted.env.client),
+      );
       expect(childEvents.map((event) => event.type)).toEqual([
         'status_changed',
         'message',
@@ -213,7 +230,8 @@ describe('askUser (time-skipping server, scripted model)', () => {
 
       // The tree reader sees both sessions' events, each once.
       const tree: string[] = [];
-      for await (const { event, session: from } of session.treeEvents({ signal: AbortSignal.timeout(3_000) })) tree.push(`${from.depth}:${event.seq}`);
+      for await (const { event, session: from } of session.treeEvents({ signal: AbortSignal.timeout(3_000) }))
+        tree.push(`${from.depth}:${event.seq}`);
       expect(new Set(tree).size).toBe(tree.length);
       expect(tree.filter((key) => key.startsWith('1:'))).toHaveLength(childEvents.length);
     });

@@ -21,7 +21,10 @@ describe('the workflow bundle', () => {
   it('refuses workflow code that imports a Node module, so the check above can fail', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'arbor-bundle-'));
     const file = join(dir, 'bad-workflows.ts');
-    await writeFile(file, "import { readFileSync } from 'node:fs';\nexport async function badWorkflow() { return readFileSync('/etc/hostname', 'utf8'); }\n");
+    await writeFile(
+      file,
+      "import { readFileSync } from 'node:fs';\nexport async function badWorkflow() { return readFileSync('/etc/hostname', 'utf8'); }\n",
+    );
     const errors: string[] = [];
     const logger = { ...quiet, error: (message: string, meta?: unknown) => errors.push(`${message} ${JSON.stringify(meta ?? '')}`) };
     await expect(bundleWorkflowCode({ workflowsPath: file, logger })).rejects.toThrow(/Webpack finished with errors/);

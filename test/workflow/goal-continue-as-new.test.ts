@@ -15,7 +15,11 @@ describe('a goal driving turns across runs (time-skipping server, scripted model
 
   it('continues as new between the turns a goal drives once the run is long, though the session is never idle', async () => {
     const instruction = scripted.unique('goal long run');
-    model.script(instruction, call('createGoal', { condition: 'Forty steps done', max_turns: 40 }), ...Array.from({ length: 41 }, (_, index) => ({ content: `step ${index}` })));
+    model.script(
+      instruction,
+      call('createGoal', { condition: 'Forty steps done', max_turns: 40 }),
+      ...Array.from({ length: 41 }, (_, index) => ({ content: `step ${index}` })),
+    );
     await withWorker(scripted.env, scripted.settings, async (taskQueue) => {
       const session = await scripted.start(taskQueue, { instruction, history_limit: 100 });
       await waitUntil(() => fake.requestsFor(instruction).length === 41, 90_000);
@@ -28,9 +32,11 @@ describe('a goal driving turns across runs (time-skipping server, scripted model
       expect(runs.length).toBeGreaterThanOrEqual(3);
       for (const events of runs) expect(events).toBeLessThan(140);
       // Every step is in the transcript once, in order, across the runs.
-      expect((await session.transcript()).filter((entry) => entry.role === 'assistant' && entry.content.startsWith('step ')).map((entry) => entry.content)).toEqual(
-        Array.from({ length: 40 }, (_, index) => `step ${index}`),
-      );
+      expect(
+        (await session.transcript())
+          .filter((entry) => entry.role === 'assistant' && entry.content.startsWith('step '))
+          .map((entry) => entry.content),
+      ).toEqual(Array.from({ length: 40 }, (_, index) => `step ${index}`));
     });
   });
 });

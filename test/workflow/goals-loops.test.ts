@@ -7,8 +7,10 @@ import { scriptedTimeSkipping } from '../support/scripted-time-skipping.js';
 import { waitUntil } from '../support/wait.js';
 import { waitUntilSettled } from '../support/settle.js';
 
-const lastUserMessage = (request: RecordedRequest) => request.body.messages.filter((message) => message.role === 'user').at(-1)?.content ?? '';
-const firings = (transcript: TranscriptEntry[]) => transcript.filter((entry) => entry.role === 'user' && entry.id.startsWith('loop:')).map((entry) => entry.id);
+const lastUserMessage = (request: RecordedRequest) =>
+  request.body.messages.filter((message) => message.role === 'user').at(-1)?.content ?? '';
+const firings = (transcript: TranscriptEntry[]) =>
+  transcript.filter((entry) => entry.role === 'user' && entry.id.startsWith('loop:')).map((entry) => entry.id);
 
 describe('goals and loops (time-skipping server, scripted model)', () => {
   const scripted = scriptedTimeSkipping('goal-model');
@@ -42,7 +44,9 @@ describe('goals and loops (time-skipping server, scripted model)', () => {
       await waitUntil(async () => (await session.snapshot()).goals[0]?.status === 'completed', 30_000);
       const snapshot = await session.waitUntilIdle({ timeoutMs: 30_000 });
       expect(snapshot.turn).toBe(3);
-      expect(snapshot.goals).toEqual([expect.objectContaining({ condition: 'All three tests pass', status: 'completed', completed_turns: 2, max_turns: 5 })]);
+      expect(snapshot.goals).toEqual([
+        expect.objectContaining({ condition: 'All three tests pass', status: 'completed', completed_turns: 2, max_turns: 5 }),
+      ]);
       const continuation = lastUserMessage(fake.requestsFor(instruction)[2]!);
       expect(continuation).toContain('[Goal continuation]');
       expect(continuation).toContain('All three tests pass');
@@ -53,7 +57,14 @@ describe('goals and loops (time-skipping server, scripted model)', () => {
 
   it('exhausts a goal after max_turns and stops driving', async () => {
     const instruction = unique('goal exhausted');
-    model.script(instruction, call('createGoal', { condition: 'Impossible', max_turns: 3 }), { content: 'one' }, { content: 'two' }, { content: 'three' }, { content: 'never' });
+    model.script(
+      instruction,
+      call('createGoal', { condition: 'Impossible', max_turns: 3 }),
+      { content: 'one' },
+      { content: 'two' },
+      { content: 'three' },
+      { content: 'never' },
+    );
     await withWorker(scripted.env, scripted.settings, async (taskQueue) => {
       const session = await start(taskQueue, { instruction });
       await waitUntil(async () => (await session.snapshot()).goals[0]?.status === 'exhausted', 30_000);
@@ -89,7 +100,9 @@ describe('goals and loops (time-skipping server, scripted model)', () => {
 
   it('fires a loop every hour for seven simulated days until it expires', async () => {
     const instruction = unique('loop expiry');
-    model.script(instruction, call('createLoop', { prompt: 'Check the queue', interval_seconds: 3_600, max_turns: 1_000 }), { content: 'Loop created.' });
+    model.script(instruction, call('createLoop', { prompt: 'Check the queue', interval_seconds: 3_600, max_turns: 1_000 }), {
+      content: 'Loop created.',
+    });
     await withWorker(scripted.env, scripted.settings, async (taskQueue) => {
       const session = await start(taskQueue, { instruction });
       await settleAfterRequests(instruction, 2, session.id);
@@ -146,10 +159,12 @@ describe('goals and loops (time-skipping server, scripted model)', () => {
     const instruction = unique('loop behind a long turn');
     model.script(
       instruction,
-      { toolCalls: [
-        { name: 'createLoop', arguments: JSON.stringify({ prompt: 'Poll', interval_seconds: 10, max_turns: 2 }) },
-        { name: 'wait', arguments: JSON.stringify({ seconds: 25, reason: 'a long job' }) },
-      ] },
+      {
+        toolCalls: [
+          { name: 'createLoop', arguments: JSON.stringify({ prompt: 'Poll', interval_seconds: 10, max_turns: 2 }) },
+          { name: 'wait', arguments: JSON.stringify({ seconds: 25, reason: 'a long job' }) },
+        ],
+      },
       { content: 'Long turn over.' },
       (request) => ({ content: `Handled: ${request.body.messages.filter((message) => message.role === 'user').length - 1} firing(s)` }),
     );
@@ -173,10 +188,12 @@ describe('goals and loops (time-skipping server, scripted model)', () => {
     const instruction = unique('cron minutes');
     model.script(
       instruction,
-      { toolCalls: [
-        { name: 'CronCreate', arguments: JSON.stringify({ cron: '5,35 * * * *', prompt: 'Report the queue' }) },
-        { name: 'CronCreate', arguments: JSON.stringify({ cron: '50 * * * *', prompt: 'Once', recurring: false }) },
-      ] },
+      {
+        toolCalls: [
+          { name: 'CronCreate', arguments: JSON.stringify({ cron: '5,35 * * * *', prompt: 'Report the queue' }) },
+          { name: 'CronCreate', arguments: JSON.stringify({ cron: '50 * * * *', prompt: 'Once', recurring: false }) },
+        ],
+      },
       { content: 'Scheduled.' },
     );
     await withWorker(scripted.env, scripted.settings, async (taskQueue) => {
@@ -193,17 +210,25 @@ describe('goals and loops (time-skipping server, scripted model)', () => {
       const recurringFirings = fired.filter((entry) => entry.id.startsWith(`cron:${recurring.id}:`));
       const times = recurringFirings.map((entry) => new Date(entry.created_at));
       for (const time of times) expect([5, 35]).toContain(time.getUTCMinutes());
-      expect(times.slice(1).map((time, index) => Math.round((time.getTime() - times[index]!.getTime()) / 60_000))).toEqual([30, 30, 30, 30, 30]);
+      expect(times.slice(1).map((time, index) => Math.round((time.getTime() - times[index]!.getTime()) / 60_000))).toEqual([
+        30, 30, 30, 30, 30,
+      ]);
       expect(fired.filter((entry) => entry.content.endsWith('] Once'))).toHaveLength(1);
     });
   });
 
   it('refuses a loop faster than the deployment minimum, and completeLoop outside a loop turn', async () => {
     const instruction = unique('loop limits');
-    model.script(instruction, { toolCalls: [
-      { name: 'createLoop', arguments: JSON.stringify({ prompt: 'Spin', interval_seconds: 5 }) },
-      { name: 'completeLoop', arguments: JSON.stringify({ reason: 'no loop' }) },
-    ] }, { content: 'Refused.' });
+    model.script(
+      instruction,
+      {
+        toolCalls: [
+          { name: 'createLoop', arguments: JSON.stringify({ prompt: 'Spin', interval_seconds: 5 }) },
+          { name: 'completeLoop', arguments: JSON.stringify({ reason: 'no loop' }) },
+        ],
+      },
+      { content: 'Refused.' },
+    );
     await withWorker(scripted.env, scripted.settings, async (taskQueue) => {
       const session = await start(taskQueue, { instruction });
       await session.waitUntilIdle({ timeoutMs: 30_000 });

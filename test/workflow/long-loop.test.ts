@@ -18,10 +18,16 @@ describe('a loop that fires 2,000 times (time-skipping server)', () => {
 
   it('counts every firing exactly across several continue-as-new runs, each under the history warning', async () => {
     const instruction = `long loop ${randomUUID()}`;
-    new ScriptedModel(fake).script(instruction, call('createLoop', { prompt: 'Tick', interval_seconds: 10, max_turns: 2_000 }), { content: 'Created.' });
+    new ScriptedModel(fake).script(instruction, call('createLoop', { prompt: 'Tick', interval_seconds: 10, max_turns: 2_000 }), {
+      content: 'Created.',
+    });
     const workflowId = randomUUID();
     await withWorker(scripted.env, scripted.settings, async (taskQueue) => {
-      const started = await scripted.env.client.workflow.start<typeof arborSessionV2>(sessionWorkflowType, { workflowId, taskQueue, args: [{ instruction }] });
+      const started = await scripted.env.client.workflow.start<typeof arborSessionV2>(sessionWorkflowType, {
+        workflowId,
+        taskQueue,
+        args: [{ instruction }],
+      });
       const session = new SessionHandle(workflowId, scripted.env.client);
       // A look that fails counts as not yet: once in CI a query to the time-skipping server never came back (the server
       // failed to send its error: "Header size exceeded max allowed size"); the handle's query deadline ends such a wait.

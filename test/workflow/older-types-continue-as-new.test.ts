@@ -1,7 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { SessionHandle } from '../../src/client/session-handle.js';
-import { legacySessionWorkflowType, previousSessionWorkflowType, sessionWorkflowType, type SessionInput } from '../../src/shared/session.js';
+import {
+  legacySessionWorkflowType,
+  previousSessionWorkflowType,
+  sessionWorkflowType,
+  type SessionInput,
+} from '../../src/shared/session.js';
 import { call, toolResults } from '../support/scripted-model.js';
 import { withWorker } from '../support/time-skipping.js';
 import { scriptedTimeSkipping, type ScriptedTimeSkipping } from '../support/scripted-time-skipping.js';
@@ -32,7 +37,12 @@ async function startAs(scripted: ScriptedTimeSkipping, workflowType: string, tas
  * is seen through the model's requests and `describe()`, never a query: on the time-skipping server a query that
  * meets a continue-as-new can go unanswered (see `waitUntilSettled`).
  */
-async function talkUntilContinuedAsNew(scripted: ScriptedTimeSkipping, session: SessionHandle, instruction: string, firstRunId: string): Promise<string[]> {
+async function talkUntilContinuedAsNew(
+  scripted: ScriptedTimeSkipping,
+  session: SessionHandle,
+  instruction: string,
+  firstRunId: string,
+): Promise<string[]> {
   const workflow = scripted.env.client.workflow.getHandle(session.id);
   const sent: string[] = [];
   for (;;) {
@@ -58,7 +68,11 @@ describe('root sessions of the older types continuing as new (time-skipping serv
       const helper = scripted.unique('a helper after the hop');
       model.script(instruction, ...Array.from({ length: 20 }, (_, index) => ({ content: `reply ${index}` })));
       await withWorker(scripted.env, scripted.settings, async (taskQueue) => {
-        const { session, firstRunId } = await startAs(scripted, olderType, taskQueue, { instruction, title: 'A long talk', history_limit: 100 });
+        const { session, firstRunId } = await startAs(scripted, olderType, taskQueue, {
+          instruction,
+          title: 'A long talk',
+          history_limit: 100,
+        });
         const sent = [instruction, ...(await talkUntilContinuedAsNew(scripted, session, instruction, firstRunId))];
         const workflow = scripted.env.client.workflow.getHandle(session.id);
         expect((await workflow.describe()).type).toBe(sessionWorkflowType);
@@ -73,7 +87,9 @@ describe('root sessions of the older types continuing as new (time-skipping serv
         expect((await session.transcript()).filter((entry) => entry.role === 'user').map((entry) => entry.content)).toEqual(sent);
 
         // The rest of the root's script gives way to this turn's.
-        model.script(instruction, call('subAgent', { title: 'Helper', instruction: helper, mode: 'sync' }), { content: 'The helper is done.' });
+        model.script(instruction, call('subAgent', { title: 'Helper', instruction: helper, mode: 'sync' }), {
+          content: 'The helper is done.',
+        });
         model.script(helper, { content: 'Helped.' });
         const messageId = await session.send('Hand this to a helper.');
         const snapshot = await session.waitUntilIdle({ messageId, timeoutMs: 30_000 });
@@ -82,7 +98,12 @@ describe('root sessions of the older types continuing as new (time-skipping serv
         expect(helperRecord).toMatchObject({ status: 'completed', final_message: 'Helped.', outlives_run: true });
         expect((await scripted.env.client.workflow.getHandle(helperRecord!.sub_session_id).describe()).type).toBe(sessionWorkflowType);
         // The model saw the whole conversation, carried across the hop.
-        expect(fake.requestsFor(instruction).at(-1)!.body.messages.filter((message) => message.role === 'user')).toHaveLength(sent.length + 1);
+        expect(
+          fake
+            .requestsFor(instruction)
+            .at(-1)!
+            .body.messages.filter((message) => message.role === 'user'),
+        ).toHaveLength(sent.length + 1);
 
         // The newest type never asks the change: its runs continue as new as what they are.
         for (const run of (await runHistories(scripted.env.client, session.id)).slice(1)) expect(patchIds(run)).not.toContain(hopPatch);
@@ -101,7 +122,12 @@ describe('a sync sub-agent of an older type continuing as new (time-skipping ser
     const root = scripted.unique('older root of a ticker');
     const child = scripted.unique('older ticker');
     model.script(root, call('subAgent', { title: 'Ticker', instruction: child, mode: 'sync' }), { content: 'The ticker is done.' });
-    model.script(child, call('createLoop', { prompt: 'Tick', interval_seconds: 10, max_turns: 25 }), { content: 'Loop set.' }, ...Array.from({ length: 25 }, (_, index) => ({ content: `tick ${index}` })));
+    model.script(
+      child,
+      call('createLoop', { prompt: 'Tick', interval_seconds: 10, max_turns: 25 }),
+      { content: 'Loop set.' },
+      ...Array.from({ length: 25 }, (_, index) => ({ content: `tick ${index}` })),
+    );
     await withWorker(scripted.env, scripted.settings, async (taskQueue) => {
       const { session } = await startAs(scripted, legacySessionWorkflowType, taskQueue, { instruction: root, history_limit: 100 });
       await waitUntil(() => fake.requestsFor(child).length >= 2, 30_000);
@@ -119,7 +145,9 @@ describe('a sync sub-agent of an older type continuing as new (time-skipping ser
       expect(childDescription).toMatchObject({ type: sessionWorkflowType, status: { name: 'COMPLETED' } });
       expect(childDescription.parentExecution?.workflowId).toBe(session.id);
       expect((await scripted.env.client.workflow.getHandle(session.id).describe()).type).toBe(legacySessionWorkflowType);
-      expect((await session.snapshot()).children).toEqual([expect.objectContaining({ title: 'Ticker', status: 'completed', final_message: 'tick 24' })]);
+      expect((await session.snapshot()).children).toEqual([
+        expect.objectContaining({ title: 'Ticker', status: 'completed', final_message: 'tick 24' }),
+      ]);
     });
   });
 });
@@ -139,9 +167,17 @@ describe('an async sub-agent of an older type outliving its parent’s continue-
       ...Array.from({ length: 20 }, (_, index) => ({ content: `small talk ${index}` })),
     );
     // The child waits until a message from the test cuts its wait short.
-    model.script(child, call('wait', { seconds: 3_600, reason: 'an hour-long job' }), { content: 'Waited.' }, { content: 'Long task done.' });
+    model.script(
+      child,
+      call('wait', { seconds: 3_600, reason: 'an hour-long job' }),
+      { content: 'Waited.' },
+      { content: 'Long task done.' },
+    );
     await withWorker(scripted.env, scripted.settings, async (taskQueue) => {
-      const { session, firstRunId } = await startAs(scripted, previousSessionWorkflowType, taskQueue, { instruction: root, history_limit: 100 });
+      const { session, firstRunId } = await startAs(scripted, previousSessionWorkflowType, taskQueue, {
+        instruction: root,
+        history_limit: 100,
+      });
       const workflow = scripted.env.client.workflow.getHandle(session.id);
       await waitUntil(() => fake.requestsFor(root).length === 2 && fake.requestsFor(child).length === 1, 30_000);
       await talkUntilContinuedAsNew(scripted, session, root, firstRunId);
@@ -157,7 +193,9 @@ describe('an async sub-agent of an older type outliving its parent’s continue-
       expect(await childWorkflow.describe()).toMatchObject({ type: previousSessionWorkflowType, status: { name: 'COMPLETED' } });
       expect(await runHistories(scripted.env.client, childId)).toHaveLength(1);
       const snapshot = await session.snapshot();
-      expect(snapshot.children).toEqual([expect.objectContaining({ sub_session_id: childId, title: 'Long task', status: 'completed', outlives_run: true })]);
+      expect(snapshot.children).toEqual([
+        expect.objectContaining({ sub_session_id: childId, title: 'Long task', status: 'completed', outlives_run: true }),
+      ]);
       const notices = (await session.transcript()).filter((entry) => entry.content.startsWith('[Sub-agent notice]'));
       expect(notices).toHaveLength(1);
       expect(notices[0]!.content).toContain('Long task done.');

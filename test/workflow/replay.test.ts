@@ -39,7 +39,9 @@ describe('committed histories', () => {
     const histories = await committedHistories();
     for (const type of [previousSessionWorkflowType, legacySessionWorkflowType]) {
       const hop = histories.find((entry) => entry.workflowId === `${type}/continues-as-new-as-v2.json`);
-      expect(hop?.history.events.at(-1)?.workflowExecutionContinuedAsNewEventAttributes?.workflowType?.name, type).toBe(sessionWorkflowType);
+      expect(hop?.history.events.at(-1)?.workflowExecutionContinuedAsNewEventAttributes?.workflowType?.name, type).toBe(
+        sessionWorkflowType,
+      );
     }
   });
 

@@ -8,7 +8,8 @@ import { createTimeSkippingEnvironment, demoModel, withWorker } from '../support
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
-const markerNames = (events: HistoryEvent[]) => events.flatMap((event) => (event.markerRecordedEventAttributes ? [event.markerRecordedEventAttributes.markerName] : []));
+const markerNames = (events: HistoryEvent[]) =>
+  events.flatMap((event) => (event.markerRecordedEventAttributes ? [event.markerRecordedEventAttributes.markerName] : []));
 const workflowTypeOf = (events: HistoryEvent[]) => events[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name;
 
 describe('session workflow types', () => {
@@ -25,19 +26,31 @@ describe('session workflow types', () => {
   /** Runs the demo model's delegation turn (one sync sub-agent) in a session of the given type; returns both histories. */
   async function delegate(taskQueue: string, workflowType: string) {
     const id = randomUUID();
-    await env.client.workflow.start(workflowType, { workflowId: id, taskQueue, args: [{ instruction: 'Please delegate the garden plan.' }] });
+    await env.client.workflow.start(workflowType, {
+      workflowId: id,
+      taskQueue,
+      args: [{ instruction: 'Please delegate the garden plan.' }],
+    });
     const session = new SessionHandle(id, env.client);
     const snapshot = await session.waitUntilIdle({ timeoutMs: 20_000 });
     expect(snapshot.children).toEqual([expect.objectContaining({ title: 'Demo helper', status: 'completed' })]);
     expect(snapshot.last_message?.content).toContain('demo model');
     const history = async (workflowId: string) => (await env.client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
-    return { root: await history(id), child: await history(snapshot.children[0]!.sub_session_id), roles: (await session.transcript()).map((entry) => entry.role) };
+    return {
+      root: await history(id),
+      child: await history(snapshot.children[0]!.sub_session_id),
+      roles: (await session.transcript()).map((entry) => entry.role),
+    };
   }
 
   // The types run side by side on one worker: what a newer type switches on stays in its own sessions.
   const all = () =>
     withWorker(env, demoModel, (taskQueue) =>
-      Promise.all([delegate(taskQueue, sessionWorkflowType), delegate(taskQueue, previousSessionWorkflowType), delegate(taskQueue, legacySessionWorkflowType)]),
+      Promise.all([
+        delegate(taskQueue, sessionWorkflowType),
+        delegate(taskQueue, previousSessionWorkflowType),
+        delegate(taskQueue, legacySessionWorkflowType),
+      ]),
     );
   let runs: ReturnType<typeof all> | undefined;
 

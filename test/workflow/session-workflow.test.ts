@@ -39,8 +39,24 @@ describe('the session workflow (time-skipping server)', () => {
       const second = await session.waitUntilIdle({ messageId, timeoutMs: 20_000 });
       expect(second.turn).toBe(2);
       const transcript = await session.transcript();
-      expect(transcript.map((entry) => entry.role)).toEqual(['user', 'assistant', 'tool', 'tool', 'assistant', 'user', 'assistant', 'tool', 'tool', 'assistant']);
-      expect(transcript.filter((entry) => entry.role === 'tool').map((entry) => entry.name)).toEqual(['todoWrite', 'planWrite', 'todoWrite', 'planWrite']);
+      expect(transcript.map((entry) => entry.role)).toEqual([
+        'user',
+        'assistant',
+        'tool',
+        'tool',
+        'assistant',
+        'user',
+        'assistant',
+        'tool',
+        'tool',
+        'assistant',
+      ]);
+      expect(transcript.filter((entry) => entry.role === 'tool').map((entry) => entry.name)).toEqual([
+        'todoWrite',
+        'planWrite',
+        'todoWrite',
+        'planWrite',
+      ]);
       expect(second.plan).toMatchObject({ title: 'Plan: Now water it.', revision: 2 });
       expect(transcript[5]).toMatchObject({ id: messageId, content: 'Now water it.', turn: 2 });
       expect((await env.client.workflow.getHandle(session.id).describe()).status.name).toBe('RUNNING');
@@ -75,7 +91,11 @@ describe('the session workflow (time-skipping server)', () => {
   it('returns malformed and unknown tool calls to the model as tool errors without failing', async () => {
     await withWorker(env, demoModel, async (taskQueue) => {
       const session = await start(taskQueue, {
-        instruction: ['/tool todoWrite {"todos": [', '/tool launchRockets {}', '/tool todoWrite {"todos":[{"content":"a","status":"in_progress"},{"content":"b","status":"in_progress"}]}'].join('\n'),
+        instruction: [
+          '/tool todoWrite {"todos": [',
+          '/tool launchRockets {}',
+          '/tool todoWrite {"todos":[{"content":"a","status":"in_progress"},{"content":"b","status":"in_progress"}]}',
+        ].join('\n'),
       });
       const snapshot = await session.waitUntilIdle({ timeoutMs: 20_000 });
       expect(snapshot.status).toBe('idle');

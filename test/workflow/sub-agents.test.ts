@@ -28,7 +28,13 @@ describe('sub-agents (time-skipping server, scripted model)', () => {
       const result = JSON.parse(toolResults(fake.requestsFor(root)[1]!)[0]!);
       expect(result).toMatchObject({ status: 'completed', content: 'Child found the answer.' });
       expect(snapshot.children).toEqual([
-        expect.objectContaining({ sub_session_id: result.sub_session_id, title: 'Research', mode: 'sync', status: 'completed', final_message: 'Child found the answer.' }),
+        expect.objectContaining({
+          sub_session_id: result.sub_session_id,
+          title: 'Research',
+          mode: 'sync',
+          status: 'completed',
+          final_message: 'Child found the answer.',
+        }),
       ]);
       const description = await scripted.env.client.workflow.getHandle(result.sub_session_id).describe();
       expect(description.parentExecution?.workflowId).toBe(session.id);
@@ -53,10 +59,18 @@ describe('sub-agents (time-skipping server, scripted model)', () => {
       const spawned = JSON.parse(toolResults(fake.requestsFor(root)[1]!)[0]!);
       expect(spawned).toMatchObject({ status: 'running', sub_session_id: expect.any(String) });
       const listed = JSON.parse(toolResults(fake.requestsFor(root)[2]!)[1]!);
-      expect(listed).toEqual([expect.objectContaining({ sub_session_id: spawned.sub_session_id, title: 'Background job', status: expect.stringMatching(/running|idle/) })]);
+      expect(listed).toEqual([
+        expect.objectContaining({
+          sub_session_id: spawned.sub_session_id,
+          title: 'Background job',
+          status: expect.stringMatching(/running|idle/),
+        }),
+      ]);
 
       await waitUntil(async () => (await session.snapshot()).turn === 2 && (await session.snapshot()).status === 'idle');
-      const notices = (await session.transcript()).filter((entry) => entry.role === 'user' && entry.content.startsWith('[Sub-agent notice]'));
+      const notices = (await session.transcript()).filter(
+        (entry) => entry.role === 'user' && entry.content.startsWith('[Sub-agent notice]'),
+      );
       expect(notices).toHaveLength(1);
       expect(notices[0]!.content).toContain('Background result.');
       expect((await session.snapshot()).children[0]).toMatchObject({ status: 'completed', mode: 'async' });
@@ -86,7 +100,11 @@ describe('sub-agents (time-skipping server, scripted model)', () => {
       await session.waitUntilIdle({ timeoutMs: 30_000 });
       const [sent, running] = toolResults(fake.requestsFor(root)[3]!).slice(1);
       expect(sent).toMatch(/Message delivered to sub-agent "Worker"/);
-      expect(JSON.parse(running!)).toMatchObject({ sub_session_id: childId, sub_session_title: 'Worker', sub_session_status: expect.stringMatching(/running|idle/) });
+      expect(JSON.parse(running!)).toMatchObject({
+        sub_session_id: childId,
+        sub_session_title: 'Worker',
+        sub_session_status: expect.stringMatching(/running|idle/),
+      });
 
       await waitUntil(async () => (await session.snapshot()).last_message?.content === 'Worker is done.');
       const finished = JSON.parse(toolResults(fake.requestsFor(root)[5]!).at(-1)!);
@@ -99,16 +117,24 @@ describe('sub-agents (time-skipping server, scripted model)', () => {
         created_at: expect.any(String),
       });
       const childTranscript = await new SessionHandle(childId, scripted.env.client).transcript();
-      expect(childTranscript.filter((entry) => entry.role === 'user').map((entry) => entry.content)).toEqual([child, 'Also cover the edge cases.']);
+      expect(childTranscript.filter((entry) => entry.role === 'user').map((entry) => entry.content)).toEqual([
+        child,
+        'Also cover the edge cases.',
+      ]);
     });
   });
 
-  it('completes a three-level tree: a sub-agent handles its own sub-agent\'s notice before it finishes', async () => {
+  it("completes a three-level tree: a sub-agent handles its own sub-agent's notice before it finishes", async () => {
     const root = unique('root three levels');
     const middle = unique('middle three levels');
     const leaf = unique('leaf three levels');
     model.script(root, call('subAgent', { title: 'Middle', instruction: middle, mode: 'sync' }), { content: 'Root has the answer.' });
-    model.script(middle, call('subAgent', { title: 'Leaf', instruction: leaf }), { content: 'Middle waits.' }, { content: 'Middle saw the leaf result.' });
+    model.script(
+      middle,
+      call('subAgent', { title: 'Leaf', instruction: leaf }),
+      { content: 'Middle waits.' },
+      { content: 'Middle saw the leaf result.' },
+    );
     model.script(leaf, { content: 'Leaf result.', delayMs: 500 });
     await withWorker(scripted.env, scripted.settings, async (taskQueue) => {
       const session = await start(taskQueue, { instruction: root });
@@ -120,7 +146,12 @@ describe('sub-agents (time-skipping server, scripted model)', () => {
       expect(middleRequests).toHaveLength(3);
       expect(middleRequests[2]!.body.messages.at(-1)).toMatchObject({ role: 'user', content: expect.stringContaining('Leaf result.') });
       const tree = await session.tree();
-      expect(tree.children[0]).toMatchObject({ title: 'Middle', status: 'completed', mode: 'sync', children: [{ title: 'Leaf', status: 'completed', mode: 'async' }] });
+      expect(tree.children[0]).toMatchObject({
+        title: 'Middle',
+        status: 'completed',
+        mode: 'sync',
+        children: [{ title: 'Leaf', status: 'completed', mode: 'async' }],
+      });
     });
   });
 
@@ -146,7 +177,12 @@ describe('sub-agents (time-skipping server, scripted model)', () => {
     const root = unique('root of a ticker');
     const child = unique('ticker');
     model.script(root, call('subAgent', { title: 'Ticker', instruction: child, mode: 'sync' }), { content: 'The ticker is done.' });
-    model.script(child, call('createLoop', { prompt: 'Tick', interval_seconds: 10, max_turns: 25 }), { content: 'Loop set.' }, ...Array.from({ length: 25 }, (_, index) => ({ content: `tick ${index}` })));
+    model.script(
+      child,
+      call('createLoop', { prompt: 'Tick', interval_seconds: 10, max_turns: 25 }),
+      { content: 'Loop set.' },
+      ...Array.from({ length: 25 }, (_, index) => ({ content: `tick ${index}` })),
+    );
     await withWorker(scripted.env, scripted.settings, async (taskQueue) => {
       const session = await start(taskQueue, { instruction: root, history_limit: 100 });
       await waitUntil(() => fake.requestsFor(child).length >= 2, 30_000);
@@ -160,7 +196,9 @@ describe('sub-agents (time-skipping server, scripted model)', () => {
       const runs = (await runHistories(scripted.env.client, result.sub_session_id)).map((events) => events.length);
       expect(runs.length).toBeGreaterThanOrEqual(3);
       for (const events of runs) expect(events).toBeLessThan(150);
-      const ticks = (await new SessionHandle(result.sub_session_id, scripted.env.client).transcript()).filter((entry) => entry.role === 'assistant' && entry.content.startsWith('tick '));
+      const ticks = (await new SessionHandle(result.sub_session_id, scripted.env.client).transcript()).filter(
+        (entry) => entry.role === 'assistant' && entry.content.startsWith('tick '),
+      );
       expect(ticks.at(-1)!.content).toBe('tick 24');
     });
   });

@@ -17,16 +17,28 @@ describe('the task board of a session tree (time-skipping server, scripted model
     const workers = [1, 2, 3].map((n) => `board worker ${n} ${randomUUID()}`);
     model.script(
       root,
-      { toolCalls: workers.map((instruction, index) => ({ name: 'subAgent', arguments: JSON.stringify({ title: `Worker ${index + 1}`, instruction }) })) },
+      {
+        toolCalls: workers.map((instruction, index) => ({
+          name: 'subAgent',
+          arguments: JSON.stringify({ title: `Worker ${index + 1}`, instruction }),
+        })),
+      },
       { content: 'Workers started.' },
       ...workers.map(() => ({ content: 'A worker finished.' })),
     );
     for (const [index, instruction] of workers.entries()) {
       model.script(
         instruction,
-        { toolCalls: ['a', 'b'].map((part) => ({ name: 'TaskCreate', arguments: JSON.stringify({ subject: `worker ${index + 1} ${part}` }) })) },
+        {
+          toolCalls: ['a', 'b'].map((part) => ({
+            name: 'TaskCreate',
+            arguments: JSON.stringify({ subject: `worker ${index + 1} ${part}` }),
+          })),
+        },
         (request) => {
-          const [a, b] = toolResults(request).slice(-2).map((result) => JSON.parse(result).task.id as string);
+          const [a, b] = toolResults(request)
+            .slice(-2)
+            .map((result) => JSON.parse(result).task.id as string);
           return {
             toolCalls: [
               { name: 'TaskUpdate', arguments: JSON.stringify({ task_id: a, addBlocks: [b], owner: `worker ${index + 1}` }) },
@@ -42,13 +54,27 @@ describe('the task board of a session tree (time-skipping server, scripted model
       const session = await start(taskQueue, { instruction: root });
       await waitUntil(async () => {
         const snapshot = await session.snapshot();
-        return snapshot.status === 'idle' && snapshot.children.length === 3 && snapshot.children.every((child) => child.status === 'completed') && snapshot.queued_messages === 0;
+        return (
+          snapshot.status === 'idle' &&
+          snapshot.children.length === 3 &&
+          snapshot.children.every((child) => child.status === 'completed') &&
+          snapshot.queued_messages === 0
+        );
       }, 60_000);
       const { tasks } = await session.snapshot();
       expect(tasks.map((task) => task.id).sort((x, y) => Number(x) - Number(y))).toEqual(['1', '2', '3', '4', '5', '6']);
-      expect(tasks.map((task) => task.subject).sort()).toEqual(['worker 1 a', 'worker 1 b', 'worker 2 a', 'worker 2 b', 'worker 3 a', 'worker 3 b']);
+      expect(tasks.map((task) => task.subject).sort()).toEqual([
+        'worker 1 a',
+        'worker 1 b',
+        'worker 2 a',
+        'worker 2 b',
+        'worker 3 a',
+        'worker 3 b',
+      ]);
       for (const [index, instruction] of workers.entries()) {
-        const updates = toolResults(fake.requestsFor(instruction)[2]!).slice(-2).map((result) => JSON.parse(result));
+        const updates = toolResults(fake.requestsFor(instruction)[2]!)
+          .slice(-2)
+          .map((result) => JSON.parse(result));
         expect(updates.filter((update) => update.success)).toHaveLength(1);
         expect(updates.find((update) => !update.success)?.error).toMatch(/would make a cycle .*; nothing was changed\./);
         const listed = JSON.parse(toolResults(fake.requestsFor(instruction)[3]!).at(-1)!).tasks as { id: string; owner: string | null }[];

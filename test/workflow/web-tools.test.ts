@@ -24,9 +24,11 @@ describe('the web tools in a session (time-skipping server)', () => {
     searxng = createServer((request, response) => {
       const url = new URL(request.url ?? '/', 'http://localhost');
       queries.push(url.searchParams.get('q') ?? '');
-      response.writeHead(200, { 'content-type': 'application/json' }).end(
-        JSON.stringify({ results: [{ title: 'Arbor docs', url: 'https://example.org/arbor', content: 'Durable agents on Temporal.' }] }),
-      );
+      response
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(
+          JSON.stringify({ results: [{ title: 'Arbor docs', url: 'https://example.org/arbor', content: 'Durable agents on Temporal.' }] }),
+        );
     });
     await new Promise<void>((resolve) => searxng.listen(0, '127.0.0.1', resolve));
     searxngUrl = `http://127.0.0.1:${(searxng.address() as AddressInfo).port}`;
@@ -69,7 +71,9 @@ describe('the web tools in a session (time-skipping server)', () => {
         expect(JSON.parse(tool.content)).toEqual({
           query: 'durable agents',
           result_count: 1,
-          results: [{ title: 'Arbor docs', url: 'https://example.org/arbor', description: 'Durable agents on Temporal.', source: 'searxng' }],
+          results: [
+            { title: 'Arbor docs', url: 'https://example.org/arbor', description: 'Durable agents on Temporal.', source: 'searxng' },
+          ],
         });
         expect(queries).toContain('durable agents');
       },
@@ -96,7 +100,9 @@ describe('the web tools in a session (time-skipping server)', () => {
         expect(tool.content).toContain('**workflows**');
         expect(tool.content).toMatch(/untrusted/i);
         const history = await env.client.workflow.getHandle(tool.sessionId).fetchHistory();
-        const summaries = history.events!.flatMap((event) => (event.userMetadata?.summary?.data ? [Buffer.from(event.userMetadata.summary.data).toString()] : []));
+        const summaries = history.events!.flatMap((event) =>
+          event.userMetadata?.summary?.data ? [Buffer.from(event.userMetadata.summary.data).toString()] : [],
+        );
         expect(summaries.some((summary) => summary.includes(`webFetch: ${new URL(pagesUrl).host}`))).toBe(true);
       },
       { fetchAllow: parseAllowList('127.0.0.1/32') },
@@ -150,7 +156,9 @@ describe('the web tools in a session (time-skipping server)', () => {
 
     async function windowedFake(): Promise<FakeOpenAI> {
       const fake = await new FakeOpenAI().start();
-      fake.fallback = windowedModel(windowChars, (request) => ({ content: `Extracted from a request of ${requestChars(request)} characters.` }));
+      fake.fallback = windowedModel(windowChars, (request) => ({
+        content: `Extracted from a request of ${requestChars(request)} characters.`,
+      }));
       return fake;
     }
 
@@ -185,7 +193,13 @@ describe('the web tools in a session (time-skipping server)', () => {
     it('cuts the page to the window ARBOR_MODEL_CONTEXT_TOKENS gives the small model before the first call', async () => {
       const fake = await windowedFake();
       try {
-        const model = { ...demoModel, baseURL: fake.baseURL, apiKey: 'sk-extract', fetchModel: 'small-model', contextTokens: { models: { 'small-model': 10_000 } } };
+        const model = {
+          ...demoModel,
+          baseURL: fake.baseURL,
+          apiKey: 'sk-extract',
+          fetchModel: 'small-model',
+          contextTokens: { models: { 'small-model': 10_000 } },
+        };
         await withWorker(
           env,
           model,

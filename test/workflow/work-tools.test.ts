@@ -122,7 +122,10 @@ describe('plan, wait and stopConversation (time-skipping server, demo model)', (
       const transcript = await session.transcript();
       const notices = transcript.filter((entry) => entry.role === 'notice');
       expect(notices).toEqual([
-        expect.objectContaining({ name: 'notifyUser', content: '[success] Build done: All green. (source: ci, https://example.org/ci/42)' }),
+        expect.objectContaining({
+          name: 'notifyUser',
+          content: '[success] Build done: All green. (source: ci, https://example.org/ci/42)',
+        }),
       ]);
       const [posted, refused] = transcript.filter((entry) => entry.role === 'tool');
       expect(posted!.content).toBe('Notification posted to the user.');

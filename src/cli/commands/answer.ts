@@ -26,9 +26,13 @@ function answersJson(value: string): Record<string, unknown> {
 
 export const answerCommand = withConnectionFlags(
   new Command('answer')
-    .description("answer questions a session (or any sub-agent below it) asked with askUser")
+    .description('answer questions a session (or any sub-agent below it) asked with askUser')
     .argument('<session-id>', 'the root session, or the session that asked (a UUID)', checkSessionId)
-    .requiredOption('--answers <json>', 'JSON object: question text -> a label, a list of labels, or {"other": "your own words"}', answersJson)
+    .requiredOption(
+      '--answers <json>',
+      'JSON object: question text -> a label, a list of labels, or {"other": "your own words"}',
+      answersJson,
+    )
     .option('--set <question-set-id>', 'which question set (needed only when several wait)')
     .option('--json', 'print one JSON object'),
 ).action(async (sessionId: string, flags: AnswerFlags) => {

@@ -10,9 +10,7 @@ interface AutomationFlags extends ConnectionFlags {
 }
 
 const withAutomationFlags = (command: Command) =>
-  withConnectionFlags(command)
-    .option('--owner <id>', 'whose automations', ownerId, 'default')
-    .option('--json', 'print one JSON object');
+  withConnectionFlags(command).option('--owner <id>', 'whose automations', ownerId, 'default').option('--json', 'print one JSON object');
 
 function describe(automation: Automation): string {
   const state = automation.enabled ? `next run ${automation.next_run_at ?? 'none'}` : 'paused';
@@ -21,7 +19,8 @@ function describe(automation: Automation): string {
 
 function milliseconds(value: string): number {
   const number = Number(value);
-  if (!Number.isInteger(number) || number < 0) throw new InvalidArgumentError(`--wait must be a number of milliseconds (0 or more), got "${value}".`);
+  if (!Number.isInteger(number) || number < 0)
+    throw new InvalidArgumentError(`--wait must be a number of milliseconds (0 or more), got "${value}".`);
   return number;
 }
 
@@ -29,7 +28,10 @@ const list = withAutomationFlags(new Command('list').description("list an owner'
   const output = createOutput(Boolean(flags.json));
   await withClient(connectionSettingsFrom(flags), async (client) => {
     const automations = await client.automations(flags.owner).list();
-    output.result({ owner: flags.owner, automations }, automations.length === 0 ? `no automations for ${flags.owner}` : automations.map(describe).join('\n'));
+    output.result(
+      { owner: flags.owner, automations },
+      automations.length === 0 ? `no automations for ${flags.owner}` : automations.map(describe).join('\n'),
+    );
   });
 });
 
@@ -40,20 +42,31 @@ const create = withAutomationFlags(new Command('create').description('create an 
   .option('--timezone <zone>', 'IANA time zone', 'UTC')
   .option('--recurrence <kind>', 'none, hourly, daily, weekly, monthly or yearly', 'none')
   .option('--tools <names>', 'comma-separated built-in tools the runs may use (default none)')
-  .action(async (flags: AutomationFlags & { title: string; prompt: string; start: string; timezone: string; recurrence: string; tools?: string }) => {
-    const output = createOutput(Boolean(flags.json));
-    await withClient(connectionSettingsFrom(flags), async (client) => {
-      const automation = await client.automations(flags.owner).create({
-        title: flags.title,
-        prompt: flags.prompt,
-        start_local: flags.start,
-        timezone: flags.timezone,
-        recurrence: flags.recurrence,
-        ...(flags.tools ? { tools: flags.tools.split(',').map((name) => name.trim()).filter(Boolean) } : {}),
+  .action(
+    async (
+      flags: AutomationFlags & { title: string; prompt: string; start: string; timezone: string; recurrence: string; tools?: string },
+    ) => {
+      const output = createOutput(Boolean(flags.json));
+      await withClient(connectionSettingsFrom(flags), async (client) => {
+        const automation = await client.automations(flags.owner).create({
+          title: flags.title,
+          prompt: flags.prompt,
+          start_local: flags.start,
+          timezone: flags.timezone,
+          recurrence: flags.recurrence,
+          ...(flags.tools
+            ? {
+                tools: flags.tools
+                  .split(',')
+                  .map((name) => name.trim())
+                  .filter(Boolean),
+              }
+            : {}),
+        });
+        output.result(automation, `created ${describe(automation)}`);
       });
-      output.result(automation, `created ${describe(automation)}`);
-    });
-  });
+    },
+  );
 
 const run = withAutomationFlags(new Command('run').description('run an automation now'))
   .argument('<automation-id>', 'the automation id')
@@ -68,12 +81,17 @@ const run = withAutomationFlags(new Command('run').description('run an automatio
         return;
       }
       const finished = await automations.waitRun(started.run_id, flags.wait);
-      output.result(finished, `run ${finished.run_id}: ${finished.status}${finished.timed_out ? ' (still running)' : ''}\n${finished.final_message ?? ''}`);
+      output.result(
+        finished,
+        `run ${finished.run_id}: ${finished.status}${finished.timed_out ? ' (still running)' : ''}\n${finished.final_message ?? ''}`,
+      );
     });
   });
 
 const toggle = (name: 'pause' | 'resume') =>
-  withAutomationFlags(new Command(name).description(name === 'pause' ? 'pause an automation: no scheduled runs until resumed' : 'resume a paused automation'))
+  withAutomationFlags(
+    new Command(name).description(name === 'pause' ? 'pause an automation: no scheduled runs until resumed' : 'resume a paused automation'),
+  )
     .argument('<automation-id>', 'the automation id')
     .action(async (automationId: string, flags: AutomationFlags) => {
       const output = createOutput(Boolean(flags.json));

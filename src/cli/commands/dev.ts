@@ -28,7 +28,9 @@ export const devCommand = withConnectionFlags(
     const { worker, run } = await startInProcessWorker(settings);
     const stop = () => worker.shutdown();
     process.once('SIGINT', stop).once('SIGTERM', stop);
-    log(`Arbor is running: Temporal at ${settings.address}${server?.uiUrl ? `, Web UI at ${server.uiUrl}` : ''}, task queue "${settings.taskQueue}". Ctrl-C stops.`);
+    log(
+      `Arbor is running: Temporal at ${settings.address}${server?.uiUrl ? `, Web UI at ${server.uiUrl}` : ''}, task queue "${settings.taskQueue}". Ctrl-C stops.`,
+    );
     await run;
   } finally {
     await server?.stop();

@@ -49,7 +49,10 @@ export const doctorCommand = withConnectionFlags(
 
 function renderDoctor(report: { temporal: Record<string, unknown>; model: Record<string, unknown> }, binaries: DoctorReport): string {
   const lines = [`Arbor cache ${binaries.cacheDir}`];
-  for (const [label, binary] of [['Temporal CLI', binaries.cli], ['Time-skipping test server', binaries.testServer]] as const) {
+  for (const [label, binary] of [
+    ['Temporal CLI', binaries.cli],
+    ['Time-skipping test server', binaries.testServer],
+  ] as const) {
     lines.push(
       binary.found
         ? `${label}: ${binary.path} (from ${binary.source}${binary.version ? `, ${binary.version}` : ''})`
@@ -88,7 +91,8 @@ function describeWorkers(workers: PollingWorker[] | string | null): string {
   if (workers.every((worker) => (worker.last_seen_seconds_ago ?? 0) > stalePollSeconds)) {
     return `no worker has polled it in the last ${stalePollSeconds} s (${workers.length} did before); ${startOne}`;
   }
-  const seen = (worker: PollingWorker) => (worker.last_seen_seconds_ago === null ? '' : `, last polled ${worker.last_seen_seconds_ago} s ago`);
+  const seen = (worker: PollingWorker) =>
+    worker.last_seen_seconds_ago === null ? '' : `, last polled ${worker.last_seen_seconds_ago} s ago`;
   return `${workers.length} worker${workers.length === 1 ? '' : 's'} polling (${workers.map((worker) => `${worker.identity}${seen(worker)}`).join('; ')})`;
 }
 

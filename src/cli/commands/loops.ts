@@ -14,7 +14,9 @@ export const loopsCommand = withConnectionFlags(
   const output = createOutput(Boolean(flags.json));
   await withClient(connectionSettingsFrom(flags), async (client) => {
     const { loops, goals } = await client.session(sessionId).snapshot();
-    const goalLines = goals.map((goal) => `goal ${goal.goal_id} [${goal.status}] ${goal.completed_turns}/${goal.max_turns} turns: ${goal.condition}`);
+    const goalLines = goals.map(
+      (goal) => `goal ${goal.goal_id} [${goal.status}] ${goal.completed_turns}/${goal.max_turns} turns: ${goal.condition}`,
+    );
     output.result({ session_id: sessionId, loops, goals }, [...renderLoops(loops), ...goalLines].join('\n'));
   });
 });

@@ -12,9 +12,7 @@ interface MemoryFlags extends ConnectionFlags {
 }
 
 const withMemoryFlags = (command: Command) =>
-  withConnectionFlags(command)
-    .option('--owner <id>', 'whose memories', ownerId, 'default')
-    .option('--json', 'print one JSON object');
+  withConnectionFlags(command).option('--owner <id>', 'whose memories', ownerId, 'default').option('--json', 'print one JSON object');
 
 function line(memory: MemoryRecord & { score?: number }): string {
   const score = memory.score === undefined ? '' : ` score ${memory.score}`;
@@ -28,8 +26,13 @@ const list = withMemoryFlags(new Command('list').description("list an owner's me
   .action(async (flags: MemoryFlags) => {
     const output = createOutput(Boolean(flags.json));
     await withClient(connectionSettingsFrom(flags), async (client) => {
-      const listed = await client.memories(flags.owner).list({ ...(flags.tag ? { tag: flags.tag } : {}), ...(flags.limit ? { limit: flags.limit } : {}) });
-      output.result({ owner: flags.owner, ...listed }, listed.memories.length === 0 ? `no memories for ${flags.owner}` : listed.memories.map(line).join('\n'));
+      const listed = await client
+        .memories(flags.owner)
+        .list({ ...(flags.tag ? { tag: flags.tag } : {}), ...(flags.limit ? { limit: flags.limit } : {}) });
+      output.result(
+        { owner: flags.owner, ...listed },
+        listed.memories.length === 0 ? `no memories for ${flags.owner}` : listed.memories.map(line).join('\n'),
+      );
     });
   });
 

@@ -26,7 +26,11 @@ export const showCommand = withConnectionFlags(
       return;
     }
     const transcript = await session.transcript();
-    const text = [renderSnapshot(snapshot), 'transcript', ...transcript.map((entry) => `  [${entry.role}${entry.name ? ` ${entry.name}` : ''}] ${entry.content}`)].join('\n');
+    const text = [
+      renderSnapshot(snapshot),
+      'transcript',
+      ...transcript.map((entry) => `  [${entry.role}${entry.name ? ` ${entry.name}` : ''}] ${entry.content}`),
+    ].join('\n');
     output.result({ ...snapshot, transcript }, text);
   });
 });

@@ -19,7 +19,10 @@ export const stopCommand = withConnectionFlags(
     const stopped = await client.session(sessionId).stop();
     output.result(
       stopped,
-      [`stopped ${stopped.total_stopped} session(s), in this order:`, ...stopped.stopped_sessions.map((entry) => `  ${entry.sub_session_id}  ${entry.title}`)].join('\n'),
+      [
+        `stopped ${stopped.total_stopped} session(s), in this order:`,
+        ...stopped.stopped_sessions.map((entry) => `  ${entry.sub_session_id}  ${entry.title}`),
+      ].join('\n'),
     );
   });
 });

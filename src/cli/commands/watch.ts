@@ -11,13 +11,14 @@ interface WatchFlags extends ConnectionFlags {
 
 function eventNumber(value: string): number {
   const number = Number(value);
-  if (!Number.isInteger(number) || number < 0) throw new InvalidArgumentError(`--after must be an event number (0 or more), got "${value}".`);
+  if (!Number.isInteger(number) || number < 0)
+    throw new InvalidArgumentError(`--after must be an event number (0 or more), got "${value}".`);
   return number;
 }
 
 export const watchCommand = withConnectionFlags(
   new Command('watch')
-    .description("print the events of a session and all its sub-agents as they happen, until Ctrl-C")
+    .description('print the events of a session and all its sub-agents as they happen, until Ctrl-C')
     .argument('<session-id>', 'the session id (a UUID)', checkSessionId)
     .option('--after <seq>', "start after this event number of the session (its sub-agents' buffered events are all shown)", eventNumber, 0)
     .option('--json', 'print one JSON object per line: {session_id, session_title, depth, event}'),
@@ -34,14 +35,16 @@ export const watchCommand = withConnectionFlags(
         after: flags.after,
         signal: stop.signal,
         onMissed: (id, count) => process.stderr.write(`(${count} older events of session ${id} are no longer buffered)\n`),
-        onError: (id, error) => process.stderr.write(`(stopped reading session ${id}: ${error instanceof Error ? error.message : String(error)})\n`),
+        onError: (id, error) =>
+          process.stderr.write(`(stopped reading session ${id}: ${error instanceof Error ? error.message : String(error)})\n`),
       });
       for await (const treeEvent of events) {
         if (flags.json) {
           const { session: from, event } = treeEvent;
           process.stdout.write(`${JSON.stringify({ session_id: from.id, session_title: from.title, depth: from.depth, event })}\n`);
         } else {
-          for (const line of renderTreeEvent(treeEvent, { showUserMessages: true })) process.stdout.write(`${String(treeEvent.event.seq).padStart(4)} ${line}\n`);
+          for (const line of renderTreeEvent(treeEvent, { showUserMessages: true }))
+            process.stdout.write(`${String(treeEvent.event.seq).padStart(4)} ${line}\n`);
         }
       }
     });

@@ -8,7 +8,9 @@ export const workerCommand = withConnectionFlags(
   const settings = connectionSettingsFrom(flags);
   const worker = await createArborWorker({ connection: settings });
   process.once('SIGINT', () => worker.shutdown()).once('SIGTERM', () => worker.shutdown());
-  process.stderr.write(`Arbor worker polling task queue "${settings.taskQueue}" on ${settings.address} (namespace ${settings.namespace}). Ctrl-C stops it.\n`);
+  process.stderr.write(
+    `Arbor worker polling task queue "${settings.taskQueue}" on ${settings.address} (namespace ${settings.namespace}). Ctrl-C stops it.\n`,
+  );
   await worker.run();
   process.stderr.write('Arbor worker stopped.\n');
 });

@@ -82,7 +82,11 @@ export function createAutomations(client: Client, taskQueue: string) {
     throw new AutomationError(`No automation ${automationId} for ${owner}.`);
   }
 
-  function view(automationId: string, memo: AutomationMemo, info: { paused: boolean; next?: Date | undefined; recent: string[] }): Automation {
+  function view(
+    automationId: string,
+    memo: AutomationMemo,
+    info: { paused: boolean; next?: Date | undefined; recent: string[] },
+  ): Automation {
     return {
       automation_id: automationId,
       owner: memo.owner,
@@ -112,7 +116,10 @@ export function createAutomations(client: Client, taskQueue: string) {
     if (!automationId) throw new AutomationError(`"${runId}" is not an automation run id.`);
     const handle = client.workflow.getHandle(runId);
     try {
-      const [description, snapshot] = await Promise.all([handle.describe(), boundedQuery(client, runId, () => handle.query(snapshotQuery))]);
+      const [description, snapshot] = await Promise.all([
+        handle.describe(),
+        boundedQuery(client, runId, () => handle.query(snapshotQuery)),
+      ]);
       if (snapshot.owner !== owner) throw new AutomationError(`No run ${runId} for ${owner}.`);
       const status = runStatus(description.status.name);
       const last = snapshot.last_message;
@@ -155,7 +162,11 @@ export function createAutomations(client: Client, taskQueue: string) {
         ...previous,
         spec,
         action: action(automationId, next),
-        state: { ...previous.state, ...(once ? { remainingActions: 1 } : { remainingActions: undefined }), ...(enabled === undefined ? {} : { paused: !enabled }) },
+        state: {
+          ...previous.state,
+          ...(once ? { remainingActions: 1 } : { remainingActions: undefined }),
+          ...(enabled === undefined ? {} : { paused: !enabled }),
+        },
       }));
       return get(owner, automationId);
     },
@@ -188,14 +199,24 @@ export function createAutomations(client: Client, taskQueue: string) {
     async runNow(owner: string, automationId: string): Promise<{ run_id: string; automation_id: string }> {
       const { memo } = await describeOwned(owner, automationId);
       const runId = runIdOf(automationId, `now-${randomUUID()}`);
-      await client.workflow.start<SessionWorkflow>(sessionWorkflowType, { workflowId: runId, taskQueue, args: [runInput(memo)], staticSummary: memo.title });
+      await client.workflow.start<SessionWorkflow>(sessionWorkflowType, {
+        workflowId: runId,
+        taskQueue,
+        args: [runInput(memo)],
+        staticSummary: memo.title,
+      });
       return { run_id: runId, automation_id: automationId };
     },
 
     getRun,
 
     /** Waits for a run to finish: 0 returns at once, null waits without limit; `onWait` is called between looks. */
-    async waitRun(owner: string, runId: string, timeoutMs: number | null, onWait: () => void = () => {}): Promise<AutomationRun & { timed_out: boolean }> {
+    async waitRun(
+      owner: string,
+      runId: string,
+      timeoutMs: number | null,
+      onWait: () => void = () => {},
+    ): Promise<AutomationRun & { timed_out: boolean }> {
       const deadline = timeoutMs === null ? Infinity : Date.now() + timeoutMs;
       for (let delay = 250; ; delay = Math.min(delay * 2, 5_000)) {
         const run = await getRun(owner, runId);
@@ -210,7 +231,13 @@ export function createAutomations(client: Client, taskQueue: string) {
 
 export type Automations = ReturnType<typeof createAutomations>;
 
-const closedStatuses: Record<string, AutomationRun['status']> = { COMPLETED: 'completed', FAILED: 'failed', CANCELLED: 'stopped', TERMINATED: 'stopped', TIMED_OUT: 'failed' };
+const closedStatuses: Record<string, AutomationRun['status']> = {
+  COMPLETED: 'completed',
+  FAILED: 'failed',
+  CANCELLED: 'stopped',
+  TERMINATED: 'stopped',
+  TIMED_OUT: 'failed',
+};
 
 function runStatus(workflowStatus: string): AutomationRun['status'] {
   return closedStatuses[workflowStatus] ?? 'running';

@@ -24,7 +24,9 @@ export class UnansweredQueryError extends ArborClientError {
 export function checkQueryTimeout(timeoutMs: number | undefined): number {
   if (timeoutMs === undefined) return defaultQueryTimeoutMs;
   if (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs <= 0) {
-    throw new ArborClientError(`queryTimeoutMs must be a positive number of milliseconds, not ${typeof timeoutMs === 'number' ? String(timeoutMs) : JSON.stringify(timeoutMs)}.`);
+    throw new ArborClientError(
+      `queryTimeoutMs must be a positive number of milliseconds, not ${typeof timeoutMs === 'number' ? String(timeoutMs) : JSON.stringify(timeoutMs)}.`,
+    );
   }
   return timeoutMs;
 }
@@ -42,9 +44,16 @@ export function isUnansweredQuery(error: unknown): boolean {
  * Runs `query` (one query call) with a deadline, so an answer lost on a broken stream cannot hang the caller: without
  * one, a gRPC call waits for ever. A caller's own shorter deadline (`client.withDeadline`) is kept.
  */
-export async function boundedQuery<T>(client: Client, workflowId: string, query: () => Promise<T>, timeoutMs = defaultQueryTimeoutMs): Promise<T> {
+export async function boundedQuery<T>(
+  client: Client,
+  workflowId: string,
+  query: () => Promise<T>,
+  timeoutMs = defaultQueryTimeoutMs,
+): Promise<T> {
   const own = Date.now() + timeoutMs;
-  const outer = (client.connection as { callContextStorage?: { getStore(): { deadline?: number | Date } | undefined } }).callContextStorage?.getStore()?.deadline;
+  const outer = (
+    client.connection as { callContextStorage?: { getStore(): { deadline?: number | Date } | undefined } }
+  ).callContextStorage?.getStore()?.deadline;
   const deadline = outer === undefined ? own : Math.min(own, Number(outer));
   try {
     return await client.withDeadline(deadline, query);

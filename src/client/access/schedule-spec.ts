@@ -3,7 +3,20 @@ import { DateTime } from 'luxon';
 import type { Recurrence } from '../../shared/tools/automations.js';
 import type { ToolReply } from '../../shared/tool-reply.js';
 
-const months: Month[] = ['JANUARY', 'FEBRUARY', 'MARCH', 'APRIL', 'MAY', 'JUNE', 'JULY', 'AUGUST', 'SEPTEMBER', 'OCTOBER', 'NOVEMBER', 'DECEMBER'];
+const months: Month[] = [
+  'JANUARY',
+  'FEBRUARY',
+  'MARCH',
+  'APRIL',
+  'MAY',
+  'JUNE',
+  'JULY',
+  'AUGUST',
+  'SEPTEMBER',
+  'OCTOBER',
+  'NOVEMBER',
+  'DECEMBER',
+];
 const days: DayOfWeek[] = ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY', 'SUNDAY'];
 
 export interface AutomationTiming {
@@ -36,5 +49,12 @@ export function scheduleSpecFor(timing: AutomationTiming): ToolReply<{ spec: Sch
     yearly: { ...at, dayOfMonth: start.day, month: months[start.month - 1]! },
   };
   const startsAt = start.toJSDate();
-  return { ok: true, result: { spec: { calendars: [calendars[timing.recurrence]], timezone: timing.timezone, startAt: startsAt }, once: timing.recurrence === 'none', startsAt } };
+  return {
+    ok: true,
+    result: {
+      spec: { calendars: [calendars[timing.recurrence]], timezone: timing.timezone, startAt: startsAt },
+      once: timing.recurrence === 'none',
+      startsAt,
+    },
+  };
 }

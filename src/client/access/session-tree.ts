@@ -61,13 +61,18 @@ export function createSessionTree(client: Client, heartbeat: () => void = () => 
    * and adds sessions it had not indexed before the stop; a member it still shows running is described directly.
    */
   async function closingsOf(members: { session_id: string; title: string }[], rootId: string | undefined, targetId: string) {
-    const after = rootId ? new Map((await listSubtree(client, rootId, targetId))?.map((session) => [session.session_id, session])) : undefined;
+    const after = rootId
+      ? new Map((await listSubtree(client, rootId, targetId))?.map((session) => [session.session_id, session]))
+      : undefined;
     const known = new Set(members.map((member) => member.session_id));
-    const late = [...(after?.values() ?? [])].filter((session) => !known.has(session.session_id) && session.execution_status === 'CANCELLED');
+    const late = [...(after?.values() ?? [])].filter(
+      (session) => !known.has(session.session_id) && session.execution_status === 'CANCELLED',
+    );
     return Promise.all(
       [...members, ...late].map(async (member) => {
         const seen = after?.get(member.session_id);
-        if (seen && seen.execution_status !== 'RUNNING') return { member, status: seen.execution_status, closeTime: seen.close_time ?? Infinity };
+        if (seen && seen.execution_status !== 'RUNNING')
+          return { member, status: seen.execution_status, closeTime: seen.close_time ?? Infinity };
         const description = await client.workflow.getHandle(member.session_id).describe();
         return { member, status: description.status.name, closeTime: description.closeTime?.getTime() ?? Infinity };
       }),
@@ -115,7 +120,8 @@ export function createSessionTree(client: Client, heartbeat: () => void = () => 
     const members = listed
       ? listed.filter((session) => session.session_id !== targetId && session.execution_status === 'RUNNING')
       : (await subtree(targetId, false)).map(({ session_id, title, parent_session_id }) => ({ session_id, title, parent_session_id }));
-    if (members.length === 0) return { ok: false, error: `Session ${targetId} has already ended (${closedAs}), and nothing below it is running.` };
+    if (members.length === 0)
+      return { ok: false, error: `Session ${targetId} has already ended (${closedAs}), and nothing below it is running.` };
     const running = new Set(members.map((member) => member.session_id));
     const orphans = members.filter((member) => !member.parent_session_id || !running.has(member.parent_session_id));
     await cancelAndWait(orphans.map((member) => member.session_id));
@@ -227,7 +233,10 @@ export function createSessionTree(client: Client, heartbeat: () => void = () => 
         ? listed.filter((session) => session.execution_status === 'RUNNING')
         : [target, ...(await subtree(targetId, false))].map(({ session_id, title }) => ({ session_id, title }));
       await cancelAndWait([targetId]);
-      return { ok: true, result: stoppedIn(await closingsOf(members, listed !== undefined ? target.root_session_id : undefined, targetId)) };
+      return {
+        ok: true,
+        result: stoppedIn(await closingsOf(members, listed !== undefined ? target.root_session_id : undefined, targetId)),
+      };
     },
   };
 }

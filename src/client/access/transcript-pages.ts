@@ -15,7 +15,10 @@ export function readTranscriptPages(
   query: (page: TranscriptPageRequest) => Promise<TranscriptEntry[]>,
   range: TranscriptRange = {},
 ): Promise<TranscriptEntry[]> {
-  return readSessionTranscript(async (page) => ({ entries: await query(page), offset: page.offset ?? 0, total: Infinity, run_id: '' }), range);
+  return readSessionTranscript(
+    async (page) => ({ entries: await query(page), offset: page.offset ?? 0, total: Infinity, run_id: '' }),
+    range,
+  );
 }
 
 /**

@@ -51,10 +51,13 @@ export async function* readTreeEvents(client: Client, rootId: string, options: T
     const session = { id, title, depth };
     const reader = (async () => {
       try {
-        const snapshot = await abortableCall(client, signal, () => boundedQuery(client, id, () => client.workflow.getHandle(id).query(snapshotQuery)));
+        const snapshot = await abortableCall(client, signal, () =>
+          boundedQuery(client, id, () => client.workflow.getHandle(id).query(snapshotQuery)),
+        );
         session.title = snapshot.title;
         const after = from === 'now' ? snapshot.last_event_seq : from;
-        for (const child of snapshot.children) follow(child.sub_session_id, child.title, depth + 1, options.runningSubAgents === 'now' ? 'now' : 0);
+        for (const child of snapshot.children)
+          follow(child.sub_session_id, child.title, depth + 1, options.runningSubAgents === 'now' ? 'now' : 0);
         const events = readSessionEvents(client, id, {
           after,
           signal,

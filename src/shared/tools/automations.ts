@@ -4,21 +4,26 @@ import { defineTool } from './define-tool.js';
 export const recurrences = ['none', 'hourly', 'daily', 'weekly', 'monthly', 'yearly'] as const;
 export type Recurrence = (typeof recurrences)[number];
 
-const automationId = () => z.string().trim().regex(/^automation-[0-9a-f-]{36}$/, 'an automation_id looks like automation-<uuid>').describe('The automation_id automation_create returned');
+const automationId = () =>
+  z
+    .string()
+    .trim()
+    .regex(/^automation-[0-9a-f-]{36}$/, 'an automation_id looks like automation-<uuid>')
+    .describe('The automation_id automation_create returned');
 const startLocal = () =>
   z
-  .string()
-  .trim()
-  .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/, 'start_local is a local date and time of the form YYYY-MM-DDTHH:mm')
-  .describe('First run, local to timezone: YYYY-MM-DDTHH:mm');
+    .string()
+    .trim()
+    .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/, 'start_local is a local date and time of the form YYYY-MM-DDTHH:mm')
+    .describe('First run, local to timezone: YYYY-MM-DDTHH:mm');
 const recurrence = () =>
   z
-  .string()
-  .trim()
-  .refine((value) => (recurrences as readonly string[]).includes(value), {
-    message: `recurrence is one of ${recurrences.join(', ')}; cron expressions are not accepted`,
-  })
-  .transform((value) => value as Recurrence);
+    .string()
+    .trim()
+    .refine((value) => (recurrences as readonly string[]).includes(value), {
+      message: `recurrence is one of ${recurrences.join(', ')}; cron expressions are not accepted`,
+    })
+    .transform((value) => value as Recurrence);
 
 const automationFields = () => ({
   title: z.string().trim().min(1).max(200),
@@ -73,7 +78,17 @@ export const automationRunWait = defineTool({
   name: 'automation_run_wait',
   waits: true,
   description: 'Wait until a run finishes. timeout_ms 0 returns the state at once, null waits without limit, omitted waits 60 seconds.',
-  input: () => z.object({ run_id: runId(), timeout_ms: z.number().int().min(0).max(7 * 86_400_000).nullable().optional() }),
+  input: () =>
+    z.object({
+      run_id: runId(),
+      timeout_ms: z
+        .number()
+        .int()
+        .min(0)
+        .max(7 * 86_400_000)
+        .nullable()
+        .optional(),
+    }),
 });
 
 export type AutomationCreateArgs = z.infer<typeof automationCreate.input>;

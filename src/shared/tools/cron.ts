@@ -7,17 +7,22 @@ export const cronCreate = defineTool({
   name: 'CronCreate',
   description:
     'Schedule a prompt to run in this session on a cron schedule: a standard 5-field expression "M H DoM Mon DoW" in the ' +
-    "deployment's time zone (e.g. \"0 9 * * 1-5\" for weekdays at 9:00). recurring true fires at every match until the job " +
+    'deployment\'s time zone (e.g. "0 9 * * 1-5" for weekdays at 9:00). recurring true fires at every match until the job ' +
     'expires; false fires once and deletes the job. Returns the job id and the schedule in words.',
-  input: () => z.object({
-    cron: z.string().trim().min(9).max(200).describe('Five fields: minute hour day-of-month month day-of-week'),
-    prompt: z.string().trim().min(1, 'prompt is empty').max(10_000).describe('What to do at each fire time'),
-    recurring: z.boolean().default(true),
-    durable: z.boolean().default(true).describe('Kept for compatibility: every Arbor job survives worker restarts, as session state'),
-  }),
+  input: () =>
+    z.object({
+      cron: z.string().trim().min(9).max(200).describe('Five fields: minute hour day-of-month month day-of-week'),
+      prompt: z.string().trim().min(1, 'prompt is empty').max(10_000).describe('What to do at each fire time'),
+      recurring: z.boolean().default(true),
+      durable: z.boolean().default(true).describe('Kept for compatibility: every Arbor job survives worker restarts, as session state'),
+    }),
 });
 
-export const cronList = defineTool({ name: 'CronList', description: "List this session's scheduled cron jobs.", input: () => z.object({}) });
+export const cronList = defineTool({
+  name: 'CronList',
+  description: "List this session's scheduled cron jobs.",
+  input: () => z.object({}),
+});
 
 export const cronDelete = defineTool({
   name: 'CronDelete',

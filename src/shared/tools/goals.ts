@@ -14,10 +14,22 @@ export const createGoal = defineTool({
     'Set an autonomous goal: after each turn, while the goal is active, the session starts the next turn by itself with ' +
     'a message restating the condition, until you call completeGoal (the condition is met), cancelGoal, or max_turns ' +
     'turns have passed. A message from the user always comes first.',
-  input: () => z.object({
-    condition: z.string().trim().min(1, 'condition is empty').max(2_000).describe('What must be true for the goal to be met, checkable by you'),
-    max_turns: z.number().int().min(1).max(1_000).default(defaultGoalTurns).describe(`Most turns the goal may drive (default ${defaultGoalTurns})`),
-  }),
+  input: () =>
+    z.object({
+      condition: z
+        .string()
+        .trim()
+        .min(1, 'condition is empty')
+        .max(2_000)
+        .describe('What must be true for the goal to be met, checkable by you'),
+      max_turns: z
+        .number()
+        .int()
+        .min(1)
+        .max(1_000)
+        .default(defaultGoalTurns)
+        .describe(`Most turns the goal may drive (default ${defaultGoalTurns})`),
+    }),
 });
 
 export const completeGoal = defineTool({

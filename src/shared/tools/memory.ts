@@ -10,16 +10,16 @@ export const maxTags = 10;
 const memoryId = () => z.string().trim().min(1).max(40).describe('A memory id from saveMemory, listMemories or searchMemory');
 const content = () =>
   z
-  .string()
-  .trim()
-  .min(1, 'content is empty')
-  .max(maxMemoryLength, `content is at most ${maxMemoryLength} characters`)
-  .describe(`What to remember (at most ${maxMemoryLength} characters)`);
+    .string()
+    .trim()
+    .min(1, 'content is empty')
+    .max(maxMemoryLength, `content is at most ${maxMemoryLength} characters`)
+    .describe(`What to remember (at most ${maxMemoryLength} characters)`);
 const tags = () =>
   z
-  .array(z.string().trim().toLowerCase().min(1).max(50))
-  .max(maxTags, `at most ${maxTags} tags`)
-  .describe('Short labels to find the memory by');
+    .array(z.string().trim().toLowerCase().min(1).max(50))
+    .max(maxTags, `at most ${maxTags} tags`)
+    .describe('Short labels to find the memory by');
 
 export const saveMemory = defineTool({
   name: 'saveMemory',
@@ -34,8 +34,8 @@ export const updateMemory = defineTool({
   description: 'Change the content and/or the tags of a saved memory.',
   input: () =>
     z
-    .object({ memory_id: memoryId(), content: content().optional(), tags: tags().optional() })
-    .refine((args) => args.content !== undefined || args.tags !== undefined, 'give a new content, new tags, or both'),
+      .object({ memory_id: memoryId(), content: content().optional(), tags: tags().optional() })
+      .refine((args) => args.content !== undefined || args.tags !== undefined, 'give a new content, new tags, or both'),
 });
 
 export const deleteMemory = defineTool({
@@ -47,19 +47,21 @@ export const deleteMemory = defineTool({
 export const listMemories = defineTool({
   name: 'listMemories',
   description: "List the user's memories, newest first, optionally only those with a tag.",
-  input: () => z.object({
-    tag: z.string().trim().toLowerCase().min(1).max(50).optional(),
-    limit: z.number().int().min(1).max(100).default(20),
-  }),
+  input: () =>
+    z.object({
+      tag: z.string().trim().toLowerCase().min(1).max(50).optional(),
+      limit: z.number().int().min(1).max(100).default(20),
+    }),
 });
 
 export const searchMemory = defineTool({
   name: 'searchMemory',
   description: "Search the user's memories by relevance (BM25 over content and tags); each result has a score.",
-  input: () => z.object({
-    query: z.string().trim().min(1, 'query is empty').max(1_000),
-    limit: z.number().int().min(1).max(50).default(5),
-  }),
+  input: () =>
+    z.object({
+      query: z.string().trim().min(1, 'query is empty').max(1_000),
+      limit: z.number().int().min(1).max(50).default(5),
+    }),
 });
 
 export const memoryTools = [saveMemory, updateMemory, deleteMemory, listMemories, searchMemory] as const;
@@ -81,13 +83,18 @@ export type MemoryWrite =
   | { op: 'delete'; args: z.infer<typeof deleteMemory.input> };
 export type MemoryWriteRequest = MemoryWrite & { session_id: string };
 
-export type MemoryRead = { op: 'list'; args: z.infer<typeof listMemories.input> } | { op: 'search'; args: z.infer<typeof searchMemory.input> };
+export type MemoryRead =
+  { op: 'list'; args: z.infer<typeof listMemories.input> } | { op: 'search'; args: z.infer<typeof searchMemory.input> };
 
 /** Owner ids: who a memory belongs to. Sessions give one when they start (default `default`); sub-agents inherit it. */
 export const ownerSchema = lazy(() =>
   z
     .string()
-    .regex(/^[A-Za-z0-9][A-Za-z0-9._@-]{0,99}$/, 'an owner id is 1-100 letters, digits, ".", "_", "@" or "-", starting with a letter or digit'));
+    .regex(
+      /^[A-Za-z0-9][A-Za-z0-9._@-]{0,99}$/,
+      'an owner id is 1-100 letters, digits, ".", "_", "@" or "-", starting with a letter or digit',
+    ),
+);
 export const defaultOwner = 'default';
 
 /** The registered name of the per-owner memory workflow, and its id: part of the durable protocol. */

@@ -8,11 +8,12 @@ export const notifyUser = defineTool({
   description:
     'Post a notification to the user without waiting for an answer, e.g. that a long job finished. ' +
     'Use askUser instead when the answer changes what you do next.',
-  input: () => z.object({
-    type: z.enum(notificationTypes).describe('info, success, warning or error'),
-    title: z.string().trim().min(1).max(200),
-    message: z.string().trim().min(1).max(4_000),
-    source: z.string().trim().max(100).optional().describe('A short label of what the notice is about'),
-    link: z.string().url().max(2_000).optional().describe('A URL with more details'),
-  }),
+  input: () =>
+    z.object({
+      type: z.enum(notificationTypes).describe('info, success, warning or error'),
+      title: z.string().trim().min(1).max(200),
+      message: z.string().trim().min(1).max(4_000),
+      source: z.string().trim().max(100).optional().describe('A short label of what the notice is about'),
+      link: z.string().url().max(2_000).optional().describe('A URL with more details'),
+    }),
 });

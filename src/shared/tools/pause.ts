@@ -11,13 +11,15 @@ export const wait = defineTool({
     '(with `timezone` when it carries no offset), and a `reason` that labels the pause. A new user message ends the wait early.',
   input: () =>
     z
-    .object({
-      seconds: z.number().positive().max(maxWaitSeconds, 'A wait is at most one week (604800 seconds)').optional(),
-      until: z.string().trim().min(1).optional().describe('ISO 8601 date-time, e.g. 2026-12-01T09:00:00+01:00'),
-      timezone: z.string().trim().min(1).optional().describe('IANA time zone for an `until` without offset, e.g. Europe/Paris'),
-      reason: z.string().trim().max(500).optional().describe('Why the agent waits'),
-    })
-    .refine((args) => (args.seconds === undefined) !== (args.until === undefined), { message: 'Give exactly one of `seconds` or `until`.' }),
+      .object({
+        seconds: z.number().positive().max(maxWaitSeconds, 'A wait is at most one week (604800 seconds)').optional(),
+        until: z.string().trim().min(1).optional().describe('ISO 8601 date-time, e.g. 2026-12-01T09:00:00+01:00'),
+        timezone: z.string().trim().min(1).optional().describe('IANA time zone for an `until` without offset, e.g. Europe/Paris'),
+        reason: z.string().trim().max(500).optional().describe('Why the agent waits'),
+      })
+      .refine((args) => (args.seconds === undefined) !== (args.until === undefined), {
+        message: 'Give exactly one of `seconds` or `until`.',
+      }),
 });
 
 export const stopConversation = defineTool({

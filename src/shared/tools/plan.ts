@@ -8,10 +8,11 @@ export const planWrite = defineTool({
   description:
     'Store the plan: a Markdown document of up to 50,000 characters with an optional title, replacing the previous one. ' +
     'Keep the reasoning you do not want to rebuild later here. An empty string clears it.',
-  input: () => z.object({
-    content: z.string().max(maxPlanLength, `The plan is at most ${maxPlanLength} characters`).describe('The whole plan, in Markdown'),
-    title: z.string().trim().max(200).optional().describe('A short title'),
-  }),
+  input: () =>
+    z.object({
+      content: z.string().max(maxPlanLength, `The plan is at most ${maxPlanLength} characters`).describe('The whole plan, in Markdown'),
+      title: z.string().trim().max(200).optional().describe('A short title'),
+    }),
 });
 
 export const planGet = defineTool({

@@ -13,7 +13,48 @@ import { cronCreate, cronDelete, cronList } from './cron.js';
 import { automationCreate, automationRunEnqueue, automationRunGet, automationRunWait, automationUpdate } from './automations.js';
 
 /** The one list of built-in tools. Dispatch in the workflow is typed over these names, so a tool without a handler does not compile. */
-export const builtinTools = [askUser, todoWrite, planWrite, planGet, wait, stopConversation, notifyUser, subAgent, listSubAgent, getSubAgentMessage, sendMessageToSubAgent, stopSubAgent, webFetch, webSearch, taskCreate, taskGet, taskUpdate, taskList, saveMemory, updateMemory, deleteMemory, listMemories, searchMemory, createGoal, completeGoal, cancelGoal, createLoop, cancelLoop, completeLoop, listLoops, pauseLoop, resumeLoop, cronCreate, cronList, cronDelete, automationCreate, automationUpdate, automationRunEnqueue, automationRunGet, automationRunWait] as const;
+export const builtinTools = [
+  askUser,
+  todoWrite,
+  planWrite,
+  planGet,
+  wait,
+  stopConversation,
+  notifyUser,
+  subAgent,
+  listSubAgent,
+  getSubAgentMessage,
+  sendMessageToSubAgent,
+  stopSubAgent,
+  webFetch,
+  webSearch,
+  taskCreate,
+  taskGet,
+  taskUpdate,
+  taskList,
+  saveMemory,
+  updateMemory,
+  deleteMemory,
+  listMemories,
+  searchMemory,
+  createGoal,
+  completeGoal,
+  cancelGoal,
+  createLoop,
+  cancelLoop,
+  completeLoop,
+  listLoops,
+  pauseLoop,
+  resumeLoop,
+  cronCreate,
+  cronList,
+  cronDelete,
+  automationCreate,
+  automationUpdate,
+  automationRunEnqueue,
+  automationRunGet,
+  automationRunWait,
+] as const;
 
 export type BuiltinTool = (typeof builtinTools)[number];
 export type ToolName = BuiltinTool['name'];

@@ -13,15 +13,16 @@ export const subAgent = defineTool({
     'Create a sub-agent session for a complex, multi-step task. It starts with a blank context, so the instruction must ' +
     'carry all the background it needs. mode "async" (default) returns the sub_session_id at once and you are notified ' +
     'when it finishes; "sync" waits and returns its final message.',
-  input: () => z.object({
-    title: z.string().trim().min(1).max(100).describe('Short task description, 3-5 words'),
-    instruction: z.string().trim().min(1).max(200_000).describe('Complete instructions and context for the sub-agent'),
-    mode: z.enum(subAgentModes).default('async').describe('"async" (default) or "sync"'),
-    tools: z.array(z.string()).optional().describe('Tool names for the sub-agent; omitted: the default set; []: text only'),
-    system_prompt: z.string().max(200_000).optional().describe('Custom system prompt for the sub-agent'),
-    max_turns: z.number().int().min(1).max(1000).optional().describe('Most model calls the sub-agent may make in one turn'),
-    model: z.string().min(1).max(200).optional().describe("Model for the sub-agent; default: this session's model"),
-  }),
+  input: () =>
+    z.object({
+      title: z.string().trim().min(1).max(100).describe('Short task description, 3-5 words'),
+      instruction: z.string().trim().min(1).max(200_000).describe('Complete instructions and context for the sub-agent'),
+      mode: z.enum(subAgentModes).default('async').describe('"async" (default) or "sync"'),
+      tools: z.array(z.string()).optional().describe('Tool names for the sub-agent; omitted: the default set; []: text only'),
+      system_prompt: z.string().max(200_000).optional().describe('Custom system prompt for the sub-agent'),
+      max_turns: z.number().int().min(1).max(1000).optional().describe('Most model calls the sub-agent may make in one turn'),
+      model: z.string().min(1).max(200).optional().describe("Model for the sub-agent; default: this session's model"),
+    }),
 });
 
 export const listSubAgent = defineTool({
@@ -32,7 +33,7 @@ export const listSubAgent = defineTool({
 
 export const getSubAgentMessage = defineTool({
   name: 'getSubAgentMessage',
-  description: "Get the latest message of one of your sub-agents (any depth), to check its output or progress.",
+  description: 'Get the latest message of one of your sub-agents (any depth), to check its output or progress.',
   input: () => z.object({ sub_session_id: sessionId() }),
 });
 

@@ -8,24 +8,25 @@ export const maxTasks = 1_000;
 const taskId = () => z.string().trim().min(1).max(20).describe('A task id from TaskCreate or TaskList');
 const metadata = () =>
   z
-  .record(z.string().max(100), z.unknown())
-  .refine((value) => JSON.stringify(value).length <= 10_000, 'metadata is at most 10,000 characters of JSON');
+    .record(z.string().max(100), z.unknown())
+    .refine((value) => JSON.stringify(value).length <= 10_000, 'metadata is at most 10,000 characters of JSON');
 
 export const taskCreate = defineTool({
   name: 'TaskCreate',
   description:
     'Create a task on the task board shared by this session and all its sub-agents: a lightweight record of work with a ' +
     'status, a description and dependency links (not a running agent). Returns the task id.',
-  input: () => z.object({
-    subject: z.string().trim().min(1).max(200).describe('Short title of the task'),
-    description: z.string().max(10_000).default('').describe('What the task involves'),
-    metadata: metadata().optional().describe('Arbitrary key-value metadata'),
-  }),
+  input: () =>
+    z.object({
+      subject: z.string().trim().min(1).max(200).describe('Short title of the task'),
+      description: z.string().max(10_000).default('').describe('What the task involves'),
+      metadata: metadata().optional().describe('Arbitrary key-value metadata'),
+    }),
 });
 
 export const taskGet = defineTool({
   name: 'TaskGet',
-  description: "Read a task from the shared board: status, description, owner and dependencies. {\"task\": null} if there is no such task.",
+  description: 'Read a task from the shared board: status, description, owner and dependencies. {"task": null} if there is no such task.',
   input: () => z.object({ task_id: taskId() }),
 });
 
@@ -35,16 +36,17 @@ export const taskUpdate = defineTool({
     'Update a task on the shared board: status (pending, in_progress, completed, failed, killed, or deleted to remove it), ' +
     'subject, description, dependencies (addBlocks, addBlockedBy), owner, metadata (a null value removes a key). ' +
     'A dependency cycle is refused.',
-  input: () => z.object({
-    task_id: taskId(),
-    status: z.enum([...taskStatuses, 'deleted']).optional(),
-    subject: z.string().trim().min(1).max(200).optional(),
-    description: z.string().max(10_000).optional(),
-    addBlocks: z.array(taskId()).max(100).optional().describe('Task ids this task now blocks'),
-    addBlockedBy: z.array(taskId()).max(100).optional().describe('Task ids that now block this task'),
-    owner: z.string().trim().max(100).optional().describe('The agent that owns the task; empty string clears it'),
-    metadata: metadata().optional(),
-  }),
+  input: () =>
+    z.object({
+      task_id: taskId(),
+      status: z.enum([...taskStatuses, 'deleted']).optional(),
+      subject: z.string().trim().min(1).max(200).optional(),
+      description: z.string().max(10_000).optional(),
+      addBlocks: z.array(taskId()).max(100).optional().describe('Task ids this task now blocks'),
+      addBlockedBy: z.array(taskId()).max(100).optional().describe('Task ids that now block this task'),
+      owner: z.string().trim().max(100).optional().describe('The agent that owns the task; empty string clears it'),
+      metadata: metadata().optional(),
+    }),
 });
 
 export const taskList = defineTool({

@@ -5,14 +5,14 @@ export const todoStatuses = ['pending', 'in_progress', 'completed'] as const;
 
 const todoItem = () =>
   z.object({
-  content: z.string().trim().min(1).max(500).describe('Task description, in the imperative ("Write the tests")'),
-  status: z.enum(todoStatuses).describe('pending, in_progress or completed'),
-  active_form: z
-    .string()
-    .max(200)
-    .optional()
-    .describe('Short text shown in the status bar while the item is in progress ("Writing the tests")'),
-});
+    content: z.string().trim().min(1).max(500).describe('Task description, in the imperative ("Write the tests")'),
+    status: z.enum(todoStatuses).describe('pending, in_progress or completed'),
+    active_form: z
+      .string()
+      .max(200)
+      .optional()
+      .describe('Short text shown in the status bar while the item is in progress ("Writing the tests")'),
+  });
 export type TodoItem = z.infer<ReturnType<typeof todoItem>>;
 
 export const todoWrite = defineTool({
@@ -21,7 +21,8 @@ export const todoWrite = defineTool({
     'Manage your task list. Each call passes the complete list, which replaces the previous one. ' +
     'Keep tasks at a verifiable granularity, mark one item in_progress at a time, mark finished ones completed, ' +
     'and remove unneeded items instead of marking them cancelled.',
-  input: () => z.object({
-    todos: z.array(todoItem()).max(100).default([]).describe('The complete todo list'),
-  }),
+  input: () =>
+    z.object({
+      todos: z.array(todoItem()).max(100).default([]).describe('The complete todo list'),
+    }),
 });

@@ -92,9 +92,7 @@ async function removeLeftovers(target: string): Promise<void> {
   } catch {
     return;
   }
-  await Promise.all(
-    names.filter((n) => n.startsWith(prefix)).map((n) => rm(join(parent, n), { recursive: true, force: true })),
-  );
+  await Promise.all(names.filter((n) => n.startsWith(prefix)).map((n) => rm(join(parent, n), { recursive: true, force: true })));
 }
 
 /**
@@ -127,10 +125,7 @@ export async function installDirAtomically(
 }
 
 /** Puts one file at `target` atomically: copy-free rename from a sibling staging name written by `build`. */
-export async function installFileAtomically(
-  target: string,
-  build: (stagingDir: string) => Promise<string>,
-): Promise<void> {
+export async function installFileAtomically(target: string, build: (stagingDir: string) => Promise<string>): Promise<void> {
   await mkdir(dirname(target), { recursive: true });
   await removeLeftovers(target);
   const staging = `${target}.partial-${process.pid}-${randomBytes(4).toString('hex')}`;

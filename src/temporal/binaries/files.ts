@@ -37,8 +37,7 @@ export async function isExecutableFile(path: string): Promise<boolean> {
 /** First executable called `name` in the env's PATH (PATHEXT-aware on Windows), or undefined. */
 export async function findOnPath(name: string, env: NodeJS.ProcessEnv): Promise<string | undefined> {
   const pathVar = env.PATH ?? env.Path ?? '';
-  const exts =
-    process.platform === 'win32' ? ['', ...(env.PATHEXT ?? '.EXE;.CMD;.BAT').split(';').filter(Boolean)] : [''];
+  const exts = process.platform === 'win32' ? ['', ...(env.PATHEXT ?? '.EXE;.CMD;.BAT').split(';').filter(Boolean)] : [''];
   for (const dir of pathVar.split(delimiter)) {
     if (!dir) continue;
     for (const ext of exts) {

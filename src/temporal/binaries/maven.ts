@@ -78,8 +78,15 @@ export async function installJavaTestServerWithMaven(ctx: InstallContext): Promi
           targetDir,
           async (staging) => {
             await writeFile(join(staging, 'pom.xml'), pom);
-            const args = ['-q', '-B', '-f', join(staging, 'pom.xml'), 'dependency:copy-dependencies',
-              `-DoutputDirectory=${join(staging, 'lib')}`, '-DincludeScope=runtime'];
+            const args = [
+              '-q',
+              '-B',
+              '-f',
+              join(staging, 'pom.xml'),
+              'dependency:copy-dependencies',
+              `-DoutputDirectory=${join(staging, 'lib')}`,
+              '-DincludeScope=runtime',
+            ];
             const result = await runCommand(mvnPath, args, { env: ctx.env, cwd: staging, timeoutMs: MVN_TIMEOUT_MS });
             if (result.code !== 0) throw new Error(describeFailure('mvn dependency:copy-dependencies', result));
             await writeFile(wrapperIn(staging), wrapper);

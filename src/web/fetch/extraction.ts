@@ -33,11 +33,7 @@ export const EXTRACTION_SYSTEM_PROMPT = [
 ].join(' ');
 
 /** Chat messages for an OpenAI-compatible model that performs the extraction. */
-export function extractionMessages(
-  content: string,
-  prompt: string,
-  url: string,
-): Array<{ role: 'system' | 'user'; content: string }> {
+export function extractionMessages(content: string, prompt: string, url: string): Array<{ role: 'system' | 'user'; content: string }> {
   const safe = content.replace(/<\/?\s*page_content/gi, (match) => match.replace('<', '&lt;'));
   return [
     { role: 'system', content: EXTRACTION_SYSTEM_PROMPT },

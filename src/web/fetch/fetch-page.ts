@@ -168,11 +168,7 @@ function tooLarge(maxBytes: number, detail: string): WebFetchError {
   );
 }
 
-async function readCapped(
-  body: Readable,
-  contentEncoding: string | undefined,
-  maxBytes: number,
-): Promise<Buffer> {
+async function readCapped(body: Readable, contentEncoding: string | undefined, maxBytes: number): Promise<Buffer> {
   const encoding = (contentEncoding ?? '').trim().toLowerCase();
   let stream: Readable = body;
   if (encoding !== '' && encoding !== 'identity') {
@@ -240,21 +236,15 @@ export async function fetchPage(input: string, options: FetchPageOptions): Promi
 
   const translate = (error: unknown): WebFetchError => {
     if (timedOut) {
-      return new WebFetchError(
-        'TIMEOUT',
-        `Fetching ${requested.href} timed out after ${timeoutMs / 1000} seconds.`,
-        { cause: error },
-      );
+      return new WebFetchError('TIMEOUT', `Fetching ${requested.href} timed out after ${timeoutMs / 1000} seconds.`, { cause: error });
     }
     if (error instanceof WebFetchError) return error;
     if (controller.signal.aborted) return new WebFetchError('ABORTED', 'The fetch was cancelled.', { cause: error });
     const forbidden = findForbiddenAddressError(error);
     if (forbidden) {
-      return new WebFetchError(
-        'FORBIDDEN_ADDRESS',
-        `${forbidden.message}. webFetch only fetches public internet addresses.`,
-        { cause: error },
-      );
+      return new WebFetchError('FORBIDDEN_ADDRESS', `${forbidden.message}. webFetch only fetches public internet addresses.`, {
+        cause: error,
+      });
     }
     const code = (error as { code?: unknown }).code;
     const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
@@ -310,7 +300,13 @@ export async function fetchPage(input: string, options: FetchPageOptions): Promi
         }
         assertHostPermitted(next, allow, `${current.href} redirects to`);
         if (next.host !== current.host) {
-          return { kind: 'redirect', requestedUrl: requested.href, fromUrl: current.href, redirectUrl: next.href, status: response.statusCode };
+          return {
+            kind: 'redirect',
+            requestedUrl: requested.href,
+            fromUrl: current.href,
+            redirectUrl: next.href,
+            status: response.statusCode,
+          };
         }
         if (redirects.length >= maxRedirects) {
           throw new WebFetchError(

@@ -46,9 +46,37 @@ export const DEFAULT_MAX_HTML_CHARS = 1_000_000;
 export const MAX_NESTING_DEPTH = 1_000;
 
 const VOID_OR_SELF_CLOSING = new Set([
-  'area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'param', 'source', 'track', 'wbr',
+  'area',
+  'base',
+  'br',
+  'col',
+  'embed',
+  'hr',
+  'img',
+  'input',
+  'link',
+  'meta',
+  'param',
+  'source',
+  'track',
+  'wbr',
   // Elements whose end tag is routinely left out: the parser closes them, so they do not deepen the tree.
-  'p', 'li', 'dt', 'dd', 'tr', 'td', 'th', 'option', 'optgroup', 'thead', 'tbody', 'tfoot', 'colgroup', 'rb', 'rt', 'rp',
+  'p',
+  'li',
+  'dt',
+  'dd',
+  'tr',
+  'td',
+  'th',
+  'option',
+  'optgroup',
+  'thead',
+  'tbody',
+  'tfoot',
+  'colgroup',
+  'rb',
+  'rt',
+  'rp',
 ]);
 
 /** A linear estimate of the deepest element nesting, from start and end tags. */
@@ -166,7 +194,17 @@ const DROPPED_TAGS = [
   'head',
 ] as const;
 
-const CHROME_ROLES = new Set(['navigation', 'banner', 'contentinfo', 'complementary', 'search', 'menu', 'menubar', 'dialog', 'alertdialog']);
+const CHROME_ROLES = new Set([
+  'navigation',
+  'banner',
+  'contentinfo',
+  'complementary',
+  'search',
+  'menu',
+  'menubar',
+  'dialog',
+  'alertdialog',
+]);
 const CHROME_TOKENS =
   /(?:^|[\s_-])(?:cookie|cookies|consent|gdpr|skip-link|skiplink|breadcrumb|breadcrumbs|share|sharing|social|newsletter|advert|advertisement|ads|sponsored|popup|modal)(?:$|[\s_-])/i;
 
@@ -249,7 +287,10 @@ function fenceFor(code: string): string {
 }
 
 function escapeCell(text: string): string {
-  return text.trim().replace(/\s*\n+\s*/g, ' ').replace(/\|/g, '\\|');
+  return text
+    .trim()
+    .replace(/\s*\n+\s*/g, ' ')
+    .replace(/\|/g, '\\|');
 }
 
 function renderTable(content: string, caption: string): string {
@@ -264,7 +305,14 @@ function renderTable(content: string, caption: string): string {
   const layout = columns <= 1 || nonEmpty.some((cells) => cells.some((cell) => /\n\|[ -|]*---/.test(cell)));
   if (layout) {
     // A table used for layout: keep its cells as blocks.
-    return `\n\n${nonEmpty.map((cells) => cells.map((cell) => cell.trim()).filter(Boolean).join('\n\n')).join('\n\n')}\n\n`;
+    return `\n\n${nonEmpty
+      .map((cells) =>
+        cells
+          .map((cell) => cell.trim())
+          .filter(Boolean)
+          .join('\n\n'),
+      )
+      .join('\n\n')}\n\n`;
   }
   const line = (cells: string[]) => {
     const padded = [...cells.map(escapeCell)];
@@ -425,7 +473,10 @@ export function htmlToMarkdown(html: string, baseUrl: string, options: HtmlToMar
     ),
   );
   if (mainContent) {
-    service.addRule('chrome', rule(isChrome, () => ''));
+    service.addRule(
+      'chrome',
+      rule(isChrome, () => ''),
+    );
     service.addRule(
       'main',
       rule(
@@ -438,7 +489,10 @@ export function htmlToMarkdown(html: string, baseUrl: string, options: HtmlToMar
       ),
     );
   } else {
-    service.addRule('hidden', rule(isHidden, () => ''));
+    service.addRule(
+      'hidden',
+      rule(isHidden, () => ''),
+    );
   }
   let prepared = stripNonContent(html.replace(PRIVATE_MARKERS, ''));
   const maxHtmlChars = options.maxHtmlChars ?? DEFAULT_MAX_HTML_CHARS;
@@ -466,8 +520,7 @@ export function htmlToMarkdown(html: string, baseUrl: string, options: HtmlToMar
     const main = mains.map(tidy).filter((text) => text !== '');
     const article = articles.map(tidy).filter((text) => text !== '');
     // Prefer the largest <main>; else all top-level articles, when they hold a fair part of the page's text.
-    const chosen =
-      main.length > 0 ? [main.reduce((a, b) => (b.length > a.length ? b : a))] : article.length > 0 ? article : [];
+    const chosen = main.length > 0 ? [main.reduce((a, b) => (b.length > a.length ? b : a))] : article.length > 0 ? article : [];
     const chosenText = chosen.join('\n\n---\n\n');
     if (chosenText !== '' && chosenText.length >= Math.min(500, markdown.length * 0.2)) {
       markdown = chosenText;

@@ -39,14 +39,26 @@ type Extraction = { ok: true; body: string; maxInput: number } | { ok: false; re
  * Runs the extractor on the page's content, cut to what the extractor's model takes: the configured limit, the
  * model's known window, and after a refusal as too long, the smaller size the refusal allows.
  */
-async function extractWithin(extract: Extractor, content: string, size: number, prompt: string, url: string, configuredMax?: number): Promise<Extraction> {
+async function extractWithin(
+  extract: Extractor,
+  content: string,
+  size: number,
+  prompt: string,
+  url: string,
+  configuredMax?: number,
+): Promise<Extraction> {
   let maxInput = Math.min(configuredMax ?? DEFAULT_EXTRACTOR_INPUT_MAX_BYTES, extract.maxInputBytes?.(prompt, url) ?? Infinity);
   for (let refits = 0; ; refits++) {
     if (maxInput < minimumExtractorInputBytes) {
-      return { ok: false, reason: `the helper model's context window takes less than ${formatBytes(minimumExtractorInputBytes)} of page content` };
+      return {
+        ok: false,
+        reason: `the helper model's context window takes less than ${formatBytes(minimumExtractorInputBytes)} of page content`,
+      };
     }
     const input =
-      size > maxInput ? `${truncateUtf8(content, maxInput)}\n\n[Content cut here: the page has ${formatBytes(size)}; only the first ${formatBytes(maxInput)} are shown.]` : content;
+      size > maxInput
+        ? `${truncateUtf8(content, maxInput)}\n\n[Content cut here: the page has ${formatBytes(size)}; only the first ${formatBytes(maxInput)} are shown.]`
+        : content;
     try {
       return { ok: true, body: await extract(input, prompt, url), maxInput };
     } catch (error) {
@@ -171,7 +183,9 @@ export function readPage(page: FetchedPage, options: { mainContent?: boolean } =
         cause: error,
       });
     }
-    const notes = [converted.plainTextFallback ? 'HTML reduced to plain text (too deeply nested to convert)' : 'HTML converted to Markdown'];
+    const notes = [
+      converted.plainTextFallback ? 'HTML reduced to plain text (too deeply nested to convert)' : 'HTML converted to Markdown',
+    ];
     if (converted.mainContentOnly) notes.push('main content only: navigation, headers and footers left out');
     if (converted.truncated) notes.push('the page is very large: only the beginning of its HTML was converted');
     return { kind: 'page', url: page.url, mediaType, title: converted.title, content: converted.markdown, notes };
@@ -251,10 +265,7 @@ export async function webFetch(input: WebFetchInput, options: WebFetchOptions = 
   const cache = options.cache === false ? undefined : (options.cache ?? sharedPageCache);
   // Keyed by URL; callers with another allow list or conversion setting get their own entries, so a page fetched
   // under a wider allow list is never served to a caller that may not reach it.
-  const scope = [
-    (options.allow ?? EMPTY_ALLOW_LIST).entries.join(','),
-    options.mainContent === false ? 'full' : '',
-  ].filter(Boolean);
+  const scope = [(options.allow ?? EMPTY_ALLOW_LIST).entries.join(','), options.mainContent === false ? 'full' : ''].filter(Boolean);
   const key = scope.length === 0 ? href : `${href} [${scope.join(' ')}]`;
 
   let page = cache?.get(key, now());

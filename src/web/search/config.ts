@@ -72,7 +72,8 @@ export function searchConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Searc
       }
       case 'duckduckgo': {
         const configuredUrl = urlFrom(env, 'ARBOR_DUCKDUCKGO_URL');
-        if (configuredUrl || listed?.includes('duckduckgo')) engines.push({ engine: 'duckduckgo', url: configuredUrl ?? duckDuckGoDefaultUrl });
+        if (configuredUrl || listed?.includes('duckduckgo'))
+          engines.push({ engine: 'duckduckgo', url: configuredUrl ?? duckDuckGoDefaultUrl });
         else disabled.push({ engine: name, reason: 'off by default: name it in ARBOR_SEARCH_ENGINES or set ARBOR_DUCKDUCKGO_URL' });
         break;
       }

@@ -2,14 +2,7 @@ import type { SearchEngineName } from './types.js';
 
 /** Why one engine did not give an answer; every kind makes webSearch fail over to the next engine. */
 export type EngineFailureKind =
-  | 'timeout'
-  | 'network'
-  | 'rate_limited'
-  | 'auth'
-  | 'http_status'
-  | 'unparseable'
-  | 'too_large'
-  | 'unavailable';
+  'timeout' | 'network' | 'rate_limited' | 'auth' | 'http_status' | 'unparseable' | 'too_large' | 'unavailable';
 
 /** One engine failed. `message` is the reason alone (no engine name), e.g. "rate limited (HTTP 429)". */
 export class SearchEngineError extends Error {

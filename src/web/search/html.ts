@@ -66,7 +66,28 @@ export function decodeEntities(text: string): string {
   });
 }
 
-const inlineTags = new Set(['a', 'abbr', 'b', 'bdi', 'bdo', 'cite', 'code', 'em', 'i', 'kbd', 'mark', 'q', 's', 'small', 'span', 'strong', 'sub', 'sup', 'u', 'wbr']);
+const inlineTags = new Set([
+  'a',
+  'abbr',
+  'b',
+  'bdi',
+  'bdo',
+  'cite',
+  'code',
+  'em',
+  'i',
+  'kbd',
+  'mark',
+  'q',
+  's',
+  'small',
+  'span',
+  'strong',
+  'sub',
+  'sup',
+  'u',
+  'wbr',
+]);
 
 /** Removes tags (inline ones without adding space: "<b>Work</b>flow" stays one word), decodes references, collapses whitespace. */
 export function htmlToText(html: string): string {

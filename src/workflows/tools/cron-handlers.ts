@@ -15,7 +15,9 @@ const view = (job: CronJob) => ({
 });
 
 export function createCronJob(args: ToolArgs<typeof cronCreate>, { state }: ToolContext): string {
-  const job = resultOf(state.crons.create(args, { timezone: state.settings.cronTimezone, maxAgeSeconds: state.settings.loopLimits.maxAgeSeconds }));
+  const job = resultOf(
+    state.crons.create(args, { timezone: state.settings.cronTimezone, maxAgeSeconds: state.settings.loopLimits.maxAgeSeconds }),
+  );
   const { id, human_schedule, recurring, durable, next_fire_at } = view(job);
   return JSON.stringify({ id, human_schedule, recurring, durable, next_fire_at });
 }

@@ -60,5 +60,6 @@ export const toolHandlers: ToolHandlers = {
   automation_update: (args, context) => automationTool({ op: 'update', args }, context),
   automation_run_enqueue: (args, context) => automationTool({ op: 'run_enqueue', automation_id: args.automation_id }, context),
   automation_run_get: (args, context) => automationTool({ op: 'run_get', run_id: args.run_id }, context),
-  automation_run_wait: (args, context) => automationTool({ op: 'run_wait', run_id: args.run_id, timeout_ms: args.timeout_ms === undefined ? 60_000 : args.timeout_ms }, context),
+  automation_run_wait: (args, context) =>
+    automationTool({ op: 'run_wait', run_id: args.run_id, timeout_ms: args.timeout_ms === undefined ? 60_000 : args.timeout_ms }, context),
 };

@@ -21,13 +21,15 @@ function result(outcome: ToolReply<Loop>): string {
   return JSON.stringify(view(resultOf(outcome)));
 }
 
-export const startLoop = (args: ToolArgs<typeof createLoop>, { state }: ToolContext) => result(state.loops.create(args, state.settings.loopLimits));
+export const startLoop = (args: ToolArgs<typeof createLoop>, { state }: ToolContext) =>
+  result(state.loops.create(args, state.settings.loopLimits));
 export const pauseLoopById = (loopId: string, { state }: ToolContext) => result(state.loops.pause(loopId));
 export const resumeLoopById = (loopId: string, { state }: ToolContext) => result(state.loops.resume(loopId));
 export const cancelLoopById = (loopId: string, { state }: ToolContext) => result(state.loops.end(loopId, 'cancelled'));
 
 export function completeRunningLoop(reason: string, { state }: ToolContext): string {
-  if (!state.runningLoopId) throw new ToolError('This turn was not started by a loop firing; use cancelLoop with a loop_id to stop a loop.');
+  if (!state.runningLoopId)
+    throw new ToolError('This turn was not started by a loop firing; use cancelLoop with a loop_id to stop a loop.');
   return result(state.loops.end(state.runningLoopId, 'completed', reason));
 }
 

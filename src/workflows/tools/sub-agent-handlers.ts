@@ -9,11 +9,16 @@ import { replyText, resultOf } from './reply.js';
 import { ToolError } from './tool-error.js';
 
 const tree = proxyActivities<Activities>({ startToCloseTimeout: '1 minute', retry: { maximumAttempts: 5 } });
-const stopping = proxyActivities<Activities>({ startToCloseTimeout: '10 minutes', heartbeatTimeout: '30 seconds', retry: { maximumAttempts: 3 } });
+const stopping = proxyActivities<Activities>({
+  startToCloseTimeout: '10 minutes',
+  heartbeatTimeout: '30 seconds',
+  retry: { maximumAttempts: 3 },
+});
 
 export async function spawnSubAgent(args: ToolArgs<typeof subAgent>, context: ToolContext): Promise<string> {
   const unknown = (args.tools ?? []).filter((name) => !allToolNames.includes(name as never));
-  if (unknown.length > 0) throw new ToolError(`Unknown tool name(s) for the sub-agent: ${unknown.join(', ')}. Known tools: ${allToolNames.join(', ')}.`);
+  if (unknown.length > 0)
+    throw new ToolError(`Unknown tool name(s) for the sub-agent: ${unknown.join(', ')}. Known tools: ${allToolNames.join(', ')}.`);
   resultOf(context.subAgents.checkLimits());
   const { id, finished } = await context.subAgents.spawn({
     title: args.title,
@@ -28,7 +33,8 @@ export async function spawnSubAgent(args: ToolArgs<typeof subAgent>, context: To
     return JSON.stringify({ sub_session_id: id, status: 'running', note: 'You will be notified when it finishes.' });
   }
   const result = await finished;
-  if (result === 'stopped') return JSON.stringify({ sub_session_id: id, status: 'stopped', content: 'The sub-agent was stopped before it finished.' });
+  if (result === 'stopped')
+    return JSON.stringify({ sub_session_id: id, status: 'stopped', content: 'The sub-agent was stopped before it finished.' });
   return JSON.stringify({ sub_session_id: id, status: result.status, content: result.final_message ?? '' });
 }
 
@@ -52,7 +58,9 @@ export async function getSubAgentMessage(targetId: string, context: ToolContext)
 }
 
 export async function sendMessageToSubAgent(targetId: string, message: string, context: ToolContext): Promise<string> {
-  return replyText(await tree.sendMessageToSubAgent(context.state.identity.session_id, targetId, message, `from-parent:${context.toolCallId}`));
+  return replyText(
+    await tree.sendMessageToSubAgent(context.state.identity.session_id, targetId, message, `from-parent:${context.toolCallId}`),
+  );
 }
 
 export async function stopSubAgent(targetId: string, context: ToolContext): Promise<string> {

@@ -17,6 +17,10 @@ export async function useTaskBoard(operation: TaskBoardOperation, { state, stepK
   const request = { ...operation, session_id: state.identity.session_id } as TaskBoardRequest;
   if (state.isRoot()) return replyText(state.board.apply(request));
   skipRetiredRandomId();
-  const reply: ToolReply<unknown> = await callTaskBoard({ root_session_id: state.identity.root_session_id, update_id: `task-board/${stepKey}`, request });
+  const reply: ToolReply<unknown> = await callTaskBoard({
+    root_session_id: state.identity.root_session_id,
+    update_id: `task-board/${stepKey}`,
+    request,
+  });
   return replyText(reply);
 }

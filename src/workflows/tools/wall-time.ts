@@ -34,6 +34,13 @@ function offsetAt(instant: number, timeZone: string): number {
     throw new Error(`"${timeZone}" is not a known time zone (use an IANA name such as Europe/Paris).`);
   }
   const parts = Object.fromEntries(format.formatToParts(new Date(instant)).map((part) => [part.type, part.value]));
-  const asUtc = Date.UTC(Number(parts.year), Number(parts.month) - 1, Number(parts.day), Number(parts.hour), Number(parts.minute), Number(parts.second));
+  const asUtc = Date.UTC(
+    Number(parts.year),
+    Number(parts.month) - 1,
+    Number(parts.day),
+    Number(parts.hour),
+    Number(parts.minute),
+    Number(parts.second),
+  );
   return asUtc - Math.floor(instant / 1000) * 1000;
 }

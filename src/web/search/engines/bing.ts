@@ -36,7 +36,9 @@ export const bing: SearchEngine<'bing'> = {
     const data = parseJson('bing', answer);
     if (!isRecord(data)) throw unparseable('bing', answer, 'not a JSON object');
     if (data._type === 'ErrorResponse') {
-      throw new SearchEngineError('bing', 'http_status', `error answer: ${bingErrorMessage(data) ?? 'no message'}`, { status: answer.status });
+      throw new SearchEngineError('bing', 'http_status', `error answer: ${bingErrorMessage(data) ?? 'no message'}`, {
+        status: answer.status,
+      });
     }
     const webPages = data.webPages;
     if (webPages === undefined) {
