@@ -2,7 +2,7 @@ import type { SearchAttributePair } from '@temporalio/common';
 import { workflowInfo } from '@temporalio/workflow';
 import type { SessionStatus } from '../shared/session.js';
 import { parentSessionIdKey, rootSessionIdKey, statusKey, titleKey } from '../shared/search-attributes.js';
-import type { SessionIdentity } from './session-state.js';
+import type { SessionIdentity } from './session-identity.js';
 
 /** The search attributes that place a session in its tree (root, parent, title) and show its status. */
 export function identityAttributes(

@@ -3,7 +3,9 @@ import { hasChange } from './session-changes.js';
 import { goalContinuationPrefix } from './goals.js';
 import { loopFiringPrefix } from './loops.js';
 import { cronFiringPrefix } from './cron-jobs.js';
-import { subAgentNoticePrefix } from './sub-agents.js';
+
+/** The id prefix of a sub-agent's report queued in its parent's inbox. */
+export const subAgentNoticePrefix = 'sub-agent-finished:';
 
 /** The id prefixes of the messages a session queues for itself, and who queued them. */
 const ownPrefixes: [string, MessageSource][] = [

@@ -23,23 +23,9 @@ import { loopOfFiring, Loops } from './loops.js';
 import { CronJobs } from './cron-jobs.js';
 import { Transcript, type CarriedTranscript } from './transcript.js';
 import { carriedMessage } from './inbox.js';
+import type { StateClock } from './state-clock.js';
+import type { SessionIdentity } from './session-identity.js';
 import { carriedSettings, settingsFromCarried, settingsFromEnvironment, type DeploymentSettings } from './deployment-settings.js';
-
-export interface StateClock {
-  now(): Date;
-  newId(): string;
-}
-
-export interface SessionIdentity {
-  session_id: string;
-  owner: string;
-  title: string;
-  parent_session_id: string | null;
-  root_session_id: string;
-  ancestor_session_ids: string[];
-  depth: number;
-  mode: 'async' | 'sync' | null;
-}
 
 /** Everything a session knows, kept as plain data so it survives replay and continue-as-new. Pure: no Temporal calls. */
 export class SessionState {

@@ -24,10 +24,10 @@ import {
 } from '../shared/session.js';
 import { eventTextLimits } from '../shared/events.js';
 import { shorten } from './event-log.js';
+import { subAgentNoticePrefix } from './inbox.js';
 import { environmentFor } from './deployment-settings.js';
 
 /** The message id prefix of a finished async sub-agent's notice to its parent. */
-export const subAgentNoticePrefix = 'sub-agent-finished:';
 import type { SubAgentMode } from '../shared/tools/sub-agents.js';
 import type { ToolReply } from '../shared/tool-reply.js';
 import type { SessionState } from './session-state.js';

@@ -1,6 +1,6 @@
 import type { CarriedState, TranscriptEntry, TranscriptPage, TranscriptPageRequest } from '../shared/session.js';
 import { utf8Length } from '../shared/utf8.js';
-import type { StateClock } from './session-state.js';
+import type { StateClock } from './state-clock.js';
 
 /** The transcript's part of the carried state. */
 export type CarriedTranscript = Pick<CarriedState, 'transcript' | 'transcript_start' | 'forgotten_message_ids'>;

@@ -2,13 +2,9 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { utf8Length } from '../../src/shared/utf8.js';
 import { carriedEventBytes } from '../../src/workflows/event-log.js';
 import { environmentFor } from '../../src/workflows/deployment-settings.js';
-import {
-  carriedClosedChildren,
-  carriedStateBytes,
-  SessionState,
-  type SessionIdentity,
-  type StateClock,
-} from '../../src/workflows/session-state.js';
+import { carriedClosedChildren, carriedStateBytes, SessionState } from '../../src/workflows/session-state.js';
+import type { SessionIdentity } from '../../src/workflows/session-identity.js';
+import type { StateClock } from '../../src/workflows/state-clock.js';
 
 /** A clock that advances one second per `now()` call, so every timestamp it hands out is distinct. */
 function fakeClock(start = Date.parse('2024-05-01T10:00:00.000Z')): StateClock & { calls: number } {
