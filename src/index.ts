@@ -1,4 +1,5 @@
 export * from './client.js';
 export * from './worker.js';
+export * from './tools.js';
 export { loadConnectionSettings, type ConnectionSettings } from './client/connection.js';
 export { modelSettingsFromEnv, type ModelSettings } from './activities/model-settings.js';

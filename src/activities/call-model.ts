@@ -17,6 +17,7 @@ import { readModelReply } from './model-reply.js';
 import { createOpenAIClient } from './openai-client.js';
 import { toolSpecs } from './tool-specs.js';
 import type { TranscriptCache } from './transcript-cache.js';
+import type { CatalogueCache } from './catalogue-cache.js';
 
 type ChatMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;
 type ToolSpec = OpenAI.Chat.Completions.ChatCompletionTool;
@@ -25,7 +26,7 @@ const heartbeatEveryMs = 2_000;
 /** How many times one call fits its conversation again after the provider refused it as too long. */
 const maxRefits = 3;
 
-export function createCallModel(settings: ModelSettings, transcripts: TranscriptCache) {
+export function createCallModel(settings: ModelSettings, transcripts: TranscriptCache, catalogues: CatalogueCache) {
   const openai = createOpenAIClient(settings);
   /** Request budgets (see `messagesSize`) learned from refusals, per model, so later calls are fitted before sending. */
   const learnedBudgets = new Map<string, number>();
@@ -68,7 +69,9 @@ export function createCallModel(settings: ModelSettings, transcripts: Transcript
     const heartbeat = setInterval(() => context.heartbeat(), heartbeatEveryMs);
     try {
       const conversation = toChatMessages(input.system_prompt, transcript);
-      const { completion, fitted } = await complete(input.model, conversation, toolSpecs(input.tool_names), context.cancellationSignal);
+      const catalogue = await catalogues.resolve(input.session_id, input.run_id, input.host_tools_digest);
+      const tools = toolSpecs(input.tool_names, catalogue);
+      const { completion, fitted } = await complete(input.model, conversation, tools, context.cancellationSignal);
       // The endpoint is outside Arbor's control: its body is checked, and bounded, before it enters the workflow.
       const reply = readModelReply(completion, `call_t${input.turn}_r${input.round}`);
       if (fitted.leftOut === 0 && fitted.cutCharacters === 0) return reply;

@@ -1,5 +1,7 @@
 import type { Client } from '@temporalio/client';
-import { transcriptQuery } from '../shared/messages.js';
+import { hostToolCatalogueQuery, transcriptQuery } from '../shared/messages.js';
+import type { HostToolCatalogue } from '../shared/host-tools.js';
+import { CatalogueCache } from './catalogue-cache.js';
 import { demoModelName, type SessionEnvironment } from '../shared/model.js';
 import { createCallModel } from './call-model.js';
 import { contextTokensFor, type ModelSettings } from './model-settings.js';
@@ -31,6 +33,8 @@ export interface ActivityDependencies {
   loopLimits?: { min_interval_seconds?: number; max_age_seconds?: number };
   /** Time zone of cron expressions (default: ARBOR_CRON_TIMEZONE, else UTC). */
   cronTimezone?: string | undefined;
+  /** The host and remote tools this worker offers new sessions (built with buildCatalogue); none by default. */
+  hostTools?: HostToolCatalogue;
 }
 
 /** The activities a worker registers, closed over the worker's client and model settings. */
@@ -43,12 +47,17 @@ export function createActivities({
   questionTimeoutSeconds = questionTimeoutFromEnv(),
   loopLimits = loopLimitsFromEnv(),
   cronTimezone = cronTimezoneFromEnv(),
+  hostTools,
 }: ActivityDependencies) {
   const unavailableTools = search.engines.length === 0 ? ['webSearch'] : [];
   const transcripts = new TranscriptCache((sessionId, runId, count) => {
     const handle = client.workflow.getHandle(sessionId, runId);
     return readTranscriptPages((page) => boundedQuery(client, sessionId, () => handle.query(transcriptQuery, page)), { limit: count });
   });
+
+  const catalogues = new CatalogueCache(hostTools, (sessionId, runId) =>
+    boundedQuery(client, sessionId, () => client.workflow.getHandle(sessionId, runId).query(hostToolCatalogueQuery)),
+  );
 
   return {
     ...createSessionTreeActivities(client),
@@ -68,7 +77,12 @@ export function createActivities({
           }
         : {}),
     }),
-    callModel: createCallModel(model, transcripts),
+    callModel: createCallModel(model, transcripts, catalogues),
+
+    /** The catalogue of host tools this worker offers (null: none), read where a session takes a catalogue again. */
+    async describeHostTools(): Promise<HostToolCatalogue | null> {
+      return hostTools && hostTools.tools.length > 0 ? hostTools : null;
+    },
 
     /** The model a new session uses (its own or the worker's default) and whether search attributes can be set. */
     async prepareSession(requestedModel?: string): Promise<SessionEnvironment> {
@@ -82,6 +96,7 @@ export function createActivities({
         ...(loopLimits.min_interval_seconds !== undefined ? { loop_min_interval_seconds: loopLimits.min_interval_seconds } : {}),
         ...(loopLimits.max_age_seconds !== undefined ? { loop_max_age_seconds: loopLimits.max_age_seconds } : {}),
         ...(cronTimezone ? { cron_timezone: cronTimezone } : {}),
+        ...(hostTools && hostTools.tools.length > 0 ? { host_tools: hostTools } : {}),
       };
     },
   };

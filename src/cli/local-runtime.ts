@@ -5,6 +5,8 @@ import { connectClient, type ConnectionSettings } from '../client/connection.js'
 import { startDevServer, isServerReachable, type DevServer } from '../temporal/dev-server.js';
 import { createArborWorker, type ArborWorker } from '../worker/create-worker.js';
 import { UsageError } from './usage-error.js';
+import { loadToolModules } from './tool-modules.js';
+import type { ToolDefinition } from '../tools/define.js';
 
 export const embeddedDatabase = '.arbor/temporal.db';
 export const embeddedUiPort = 8233;
@@ -36,8 +38,11 @@ export async function startEmbeddedServer(
 }
 
 /** Starts a worker in this process; resolves once it is polling. */
-export async function startInProcessWorker(settings: ConnectionSettings): Promise<{ worker: ArborWorker; run: Promise<void> }> {
-  const worker = await createArborWorker({ connection: settings });
+export async function startInProcessWorker(
+  settings: ConnectionSettings,
+  tools: readonly ToolDefinition[] = [],
+): Promise<{ worker: ArborWorker; run: Promise<void> }> {
+  const worker = await createArborWorker({ connection: settings, tools });
   const run = worker.run();
   return { worker, run };
 }
@@ -46,7 +51,14 @@ export async function startInProcessWorker(settings: ConnectionSettings): Promis
  * For `run` and `chat`: uses the configured server when it answers, else starts the embedded one (unless the user
  * named a server, which then must answer); starts an in-process worker when no live worker polls the task queue.
  */
-export async function ensureLocalRuntime(settings: ConnectionSettings, log: (line: string) => void): Promise<LocalRuntime> {
+export async function ensureLocalRuntime(
+  settings: ConnectionSettings,
+  log: (line: string) => void,
+  options: { toolModules?: readonly string[] } = {},
+): Promise<LocalRuntime> {
+  // Loaded (and checked) first: a bad tools module stops the command before anything starts.
+  const toolModules = options.toolModules ?? [];
+  const tools = await loadToolModules(toolModules);
   let server: DevServer | undefined;
   if (!(await isServerReachable(settings.address, 1500))) {
     if (settings.addressGiven) {
@@ -63,7 +75,11 @@ export async function ensureLocalRuntime(settings: ConnectionSettings, log: (lin
   try {
     if (!(await hasLiveWorker(client, settings))) {
       log(`No worker polls task queue "${settings.taskQueue}"; starting one in this process.`);
-      ({ worker, run: workerRun } = await startInProcessWorker(settings));
+      ({ worker, run: workerRun } = await startInProcessWorker(settings, tools));
+    } else if (toolModules.length > 0) {
+      log(
+        `A worker already polls task queue "${settings.taskQueue}": the tools of ${toolModules.join(', ')} are served only where that worker serves them.`,
+      );
     }
   } catch (error) {
     await server?.stop();

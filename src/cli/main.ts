@@ -17,6 +17,7 @@ import { stopCommand } from './commands/stop.js';
 import { treeCommand } from './commands/tree.js';
 import { workerCommand } from './commands/worker.js';
 import { Interrupted, UsageError } from './usage-error.js';
+import { ToolDefinitionError } from '../tools/catalogue.js';
 
 const logLevels = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'] as const;
 
@@ -75,7 +76,7 @@ export async function main(argv: string[] = process.argv): Promise<never> {
 function exitCodeFor(error: unknown): number {
   if (error instanceof Interrupted) return 130;
   if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2; // commander already printed the message
-  if (error instanceof UsageError || error instanceof ArborClientError) {
+  if (error instanceof UsageError || error instanceof ArborClientError || error instanceof ToolDefinitionError) {
     process.stderr.write(`arbor: ${error.message}\n`);
     return 2;
   }

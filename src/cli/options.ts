@@ -1,6 +1,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { loadConnectionSettings, type ConnectionSettings } from '../client/connection.js';
 import { ownerSchema } from '../shared/tools/memory.js';
+import { collectList } from './tool-modules.js';
 
 export interface ConnectionFlags {
   address?: string;
@@ -14,6 +15,19 @@ export function withConnectionFlags(command: Command): Command {
     .option('--address <host:port>', 'Temporal frontend address (default: TEMPORAL_ADDRESS or localhost:7233)')
     .option('--namespace <name>', 'Temporal namespace (default: TEMPORAL_NAMESPACE or "default")')
     .option('--task-queue <name>', 'task queue of Arbor workers (default: ARBOR_TASK_QUEUE or "arbor")');
+}
+
+export interface ToolModulesFlag {
+  tools?: string[];
+}
+
+/** --tools: modules of tool definitions (defineHostTool, defineRemoteTool) the worker serves, besides ARBOR_TOOLS. */
+export function withToolModulesFlag(command: Command): Command {
+  return command.option(
+    '--tools <modules>',
+    'modules whose exports are tool definitions, comma-separated or repeated (also: ARBOR_TOOLS)',
+    collectList,
+  );
 }
 
 export function connectionSettingsFrom(flags: ConnectionFlags): ConnectionSettings {

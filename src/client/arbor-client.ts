@@ -12,6 +12,7 @@ import { AutomationsHandle } from './automations-handle.js';
 import { defaultOwner } from '../shared/tools/memory.js';
 import { isToolName, toolNames } from '../shared/tools/registry.js';
 import { checkSessionId } from './session-id.js';
+import { hostToolNamePattern } from '../shared/host-tools.js';
 import type { SessionWorkflow } from '../shared/workflow-types.js';
 
 export interface ConnectOptions extends ConnectionOverrides, SessionHandleOptions {
@@ -43,10 +44,14 @@ export class ArborClient {
     if (!parsed.success) throw new ArborClientError(`Invalid session options: ${z.prettifyError(parsed.error)}`);
     const input = parsed.data;
     if (!input.instruction?.trim()) throw new ArborClientError('A session needs an instruction: say what the agent should do.');
-    // The workflow would silently leave out a misspelt tool; the caller hears about it here.
-    const unknownTools = (input.tools ?? []).filter((name) => !isToolName(name));
-    if (unknownTools.length > 0) {
-      throw new ArborClientError(`Unknown tool name(s): ${unknownTools.join(', ')}. Known tools: ${toolNames.join(', ')}.`);
+    // A name that cannot be a tool is refused here; a host tool's name is checked by the session against its catalogue
+    // (which only the worker knows), and one no worker serves is a notice in the session's transcript.
+    const invalidTools = (input.tools ?? []).filter((name) => !isToolName(name) && !hostToolNamePattern.test(name));
+    if (invalidTools.length > 0) {
+      throw new ArborClientError(
+        `Invalid tool name(s): ${invalidTools.join(', ')}. A tool is a built-in one (${toolNames.join(', ')}) or a host tool, ` +
+          'whose name is 1-64 letters, digits, underscores or hyphens.',
+      );
     }
     const sessionId = randomUUID();
     await this.temporal.workflow.start<SessionWorkflow>(sessionWorkflowType, {

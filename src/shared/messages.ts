@@ -4,6 +4,7 @@ import type { AnswerReceipt, AnswerRequest, TreeQuestionsChange } from './questi
 import type { TaskBoardRequest } from './tools/task-board.js';
 import type { MemoryRead, MemoryWriteRequest } from './tools/memory.js';
 import type { ToolReply } from './tool-reply.js';
+import type { HostToolCatalogue } from './host-tools.js';
 import type {
   MessageState,
   SessionSnapshot,
@@ -49,3 +50,6 @@ export const memoryReadQuery = defineQuery<unknown, [MemoryRead]>('memoryRead');
 
 /** From a sub-agent to its parent, whichever run the parent is in: it has ended, how, and with which final message. */
 export const subAgentFinishedSignal = defineSignal<[SubAgentFinished]>('subAgentFinished');
+
+/** The catalogue of host tools the session's run holds (null: none): a worker whose own catalogue differs asks for it. */
+export const hostToolCatalogueQuery = defineQuery<HostToolCatalogue | null>('hostToolCatalogue');

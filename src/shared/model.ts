@@ -1,4 +1,5 @@
 import type { ToolCall, TranscriptEntry } from './session.js';
+import type { HostToolCatalogue } from './host-tools.js';
 
 /** The model the demo provider answers to; also the default when no endpoint is configured. */
 export const demoModelName = 'demo';
@@ -15,6 +16,8 @@ export interface CallModelInput {
   round: number;
   system_prompt: string;
   tool_names: string[];
+  /** When tool_names include host tools: the digest of the session's catalogue, whose specs the worker looks up by it. */
+  host_tools_digest?: string;
   transcript_start: number;
   transcript_delta: TranscriptEntry[];
 }
@@ -41,6 +44,8 @@ export interface SessionEnvironment {
   loop_max_age_seconds?: number;
   /** The time zone of cron expressions (IANA name); absent means UTC. */
   cron_timezone?: string;
+  /** The host and remote tools the session may call; absent (older histories, workers without tools): none. */
+  host_tools?: HostToolCatalogue;
 }
 
 /** ApplicationFailure type of a model request the provider refused (400, 401, 403, 404, 422): retrying cannot help. */

@@ -9,6 +9,7 @@ import type { Goal } from './tools/goals.js';
 import type { Loop } from './tools/loops.js';
 import type { CronJob } from './tools/cron.js';
 import type { SessionEnvironment } from './model.js';
+import type { HostToolCatalogue } from './host-tools.js';
 
 /** Lifecycle of a session. `waiting_for_user` is reserved for askUser. */
 export const sessionStatuses = ['running', 'idle', 'waiting_for_user', 'completed', 'stopped', 'failed'] as const;
@@ -91,7 +92,7 @@ export const sessionInputSchema = lazy(() =>
     root_session_id: z.string().optional(),
     /** Model calls allowed in one turn before the turn is ended. */
     max_tool_rounds: z.number().int().min(1).max(1000).optional(),
-    /** Names of the built-in tools this session may use; omitted means all. */
+    /** Names of the tools this session may use (built-in and host tools); omitted means all. */
     tools: z.array(z.string()).optional(),
     /** Sub-agents: how the parent waits for this session, and the chain of sessions above it (root first). */
     mode: z.enum(['async', 'sync']).optional(),
@@ -133,6 +134,8 @@ export interface CarriedState {
   cron_jobs?: CronJob[];
   cron_timezone?: string;
   loop_limits?: { min_interval_seconds: number; max_age_seconds: number };
+  /** The session's host tool catalogue; absent: none. */
+  host_tools?: HostToolCatalogue;
   /**
    * Ids of user messages compacted out of the transcript, newest last (at most `carriedForgottenMessageIds`), so that
    * a message sent again, or waited for, after continue-as-new is still known as handled. Absent in older runs.

@@ -5,6 +5,9 @@ import { modelSettingsFromEnv, type ModelSettings } from '../activities/model-se
 import { loadConnectionSettings, type ConnectionSettings } from '../client/connection.js';
 import { ensureSearchAttributes, supportsSearchAttributes } from '../temporal/search-attribute-registration.js';
 import { prebuiltWorkflowBundlePath, workflowSourceWorkerOptions } from './workflow-code.js';
+import { buildCatalogue } from '../tools/catalogue.js';
+import { hostToolActivities } from '../tools/activities.js';
+import type { ToolDefinition } from '../tools/define.js';
 
 export interface ArborWorkerOptions {
   connection?: ConnectionSettings;
@@ -15,6 +18,12 @@ export interface ArborWorkerOptions {
   workflowBundlePath?: string;
   /** Extra Worker options, for tests (e.g. a smaller workflow cache). */
   workerOptions?: Partial<WorkerOptions>;
+  /**
+   * Your own tools (defineHostTool, defineRemoteTool from `arbor/tools`): offered to the sessions this worker starts,
+   * host tools run here (on their own taskQueue, when they name one, by an extra worker polling it). A bad definition
+   * throws a ToolDefinitionError before anything connects.
+   */
+  tools?: readonly ToolDefinition[];
 }
 
 export interface ArborWorker {
@@ -27,8 +36,11 @@ export interface ArborWorker {
 
 /** Connects to Temporal, registers Arbor's search attributes and creates a worker for the session workflows. */
 export async function createArborWorker(options: ArborWorkerOptions = {}): Promise<ArborWorker> {
+  const tools = options.tools ?? [];
+  const hostTools = buildCatalogue(tools);
   const settings = options.connection ?? loadConnectionSettings();
   const model = options.model ?? modelSettingsFromEnv();
+  const toolQueues = hostToolActivities(tools, settings.taskQueue);
   const clientConnection = await Connection.connect(settings.connectionOptions as Parameters<typeof Connection.connect>[0]);
   let nativeConnection: NativeConnection | undefined;
   try {
@@ -42,16 +54,26 @@ export async function createArborWorker(options: ArborWorkerOptions = {}): Promi
       namespace: settings.namespace,
       taskQueue: settings.taskQueue,
       ...(bundlePath ? { workflowBundle: { codePath: bundlePath } } : workflowSourceWorkerOptions()),
-      activities: createActivities({ client, model, searchAttributes }),
+      activities: { ...createActivities({ client, model, searchAttributes, hostTools }), ...toolQueues.get(settings.taskQueue) },
       ...options.workerOptions,
     });
+    const toolWorkers: Worker[] = [];
+    for (const [taskQueue, activities] of toolQueues) {
+      if (taskQueue === settings.taskQueue) continue;
+      toolWorkers.push(await Worker.create({ connection: nativeConnection, namespace: settings.namespace, taskQueue, activities }));
+    }
     const connection = nativeConnection;
     return {
       worker,
       settings,
       async run() {
         try {
-          await worker.run();
+          // The tool workers stop with the main one (shutdown, or a signal the SDK handles).
+          const tools = toolWorkers.map((toolWorker) => toolWorker.run());
+          await worker.run().finally(() => {
+            for (const toolWorker of toolWorkers) if (toolWorker.getState() === 'RUNNING') toolWorker.shutdown();
+          });
+          await Promise.all(tools);
         } finally {
           await connection.close();
           await clientConnection.close();

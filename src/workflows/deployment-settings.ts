@@ -3,6 +3,7 @@ import type { CarriedState } from '../shared/session.js';
 import { defaultLoopMaxAgeSeconds, defaultLoopMinIntervalSeconds } from '../shared/tools/loops.js';
 import { toolNames } from '../shared/tools/registry.js';
 import type { LoopLimits } from './loops.js';
+import type { HostToolCatalogue, HostToolEntry } from '../shared/host-tools.js';
 
 /**
  * Where a session runs, as the worker (or, for a sub-agent, its parent) described it when the session began: taken
@@ -19,12 +20,14 @@ export interface DeploymentSettings {
   loopLimits: LoopLimits;
   /** The time zone cron expressions are read in (ARBOR_CRON_TIMEZONE, default UTC). */
   cronTimezone: string;
+  /** The host and remote tools the session may call, as recorded when it began (or took a catalogue again). */
+  hostTools: HostToolCatalogue | null;
 }
 
 /** The settings' part of the carried state, in the field names and shape running sessions carry. */
 export type CarriedSettings = Pick<
   CarriedState,
-  'model' | 'search_attributes' | 'unavailable_tools' | 'question_timeout_seconds' | 'cron_timezone' | 'loop_limits'
+  'model' | 'search_attributes' | 'unavailable_tools' | 'question_timeout_seconds' | 'cron_timezone' | 'loop_limits' | 'host_tools'
 >;
 
 const defaultLoopLimits: LoopLimits = { minIntervalSeconds: defaultLoopMinIntervalSeconds, maxAgeSeconds: defaultLoopMaxAgeSeconds };
@@ -41,6 +44,7 @@ export function settingsFromCarried(carried?: CarriedSettings): DeploymentSettin
       maxAgeSeconds: carried?.loop_limits?.max_age_seconds ?? defaultLoopLimits.maxAgeSeconds,
     },
     cronTimezone: carried?.cron_timezone ?? 'UTC',
+    hostTools: carried?.host_tools ?? null,
   };
 }
 
@@ -56,6 +60,7 @@ export function settingsFromEnvironment(environment: SessionEnvironment): Deploy
       maxAgeSeconds: environment.loop_max_age_seconds ?? defaultLoopLimits.maxAgeSeconds,
     },
     cronTimezone: environment.cron_timezone ?? 'UTC',
+    hostTools: environment.host_tools ?? null,
   };
 }
 
@@ -71,6 +76,7 @@ export function environmentFor(settings: DeploymentSettings, requestedModel?: st
     loop_min_interval_seconds: settings.loopLimits.minIntervalSeconds,
     loop_max_age_seconds: settings.loopLimits.maxAgeSeconds,
     cron_timezone: settings.cronTimezone,
+    ...(settings.hostTools ? { host_tools: settings.hostTools } : {}),
   };
 }
 
@@ -83,10 +89,20 @@ export function carriedSettings(settings: DeploymentSettings): CarriedSettings {
     ...(settings.questionTimeoutSeconds !== null ? { question_timeout_seconds: settings.questionTimeoutSeconds } : {}),
     ...(settings.cronTimezone !== 'UTC' ? { cron_timezone: settings.cronTimezone } : {}),
     loop_limits: { min_interval_seconds: settings.loopLimits.minIntervalSeconds, max_age_seconds: settings.loopLimits.maxAgeSeconds },
+    ...(settings.hostTools ? { host_tools: settings.hostTools } : {}),
   };
 }
 
-/** Every built-in tool the deployment can serve (in registry order), less those its environment lacks. */
+/**
+ * Every tool the deployment can serve: the built-in ones (in registry order) less those its environment lacks, then the
+ * host tools of the session's catalogue (in its order).
+ */
 export function servedTools(settings: DeploymentSettings): string[] {
-  return toolNames.filter((name) => !settings.unavailableTools.includes(name));
+  const builtIn = toolNames.filter((name) => !settings.unavailableTools.includes(name));
+  return settings.hostTools ? [...builtIn, ...settings.hostTools.tools.map((tool) => tool.name)] : builtIn;
+}
+
+/** The catalogue entry of a host tool the session may call, if `name` is one. */
+export function findHostTool(settings: DeploymentSettings, name: string): HostToolEntry | undefined {
+  return settings.hostTools?.tools.find((tool) => tool.name === name);
 }

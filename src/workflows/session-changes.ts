@@ -40,8 +40,11 @@ const arborSessionV2Changes = ['continue-as-new-with-queued-messages', 'sub-agen
  *   replay, the activity's completion), and the two-second `running` rule could then upsert on replay only.
  * - `continue-as-new-as-arborSessionV2`: a `sessionWorkflow` or `arborSession` run continues as new as
  *   `arborSessionV2` (see `continuesAsNewAsNewestType()`).
+ * - `host-tools-taken-at-continue-as-new`: a run that continues a session (a carried run) begins with the local
+ *   activity `describeHostTools` and takes the host tool catalogue the worker offers then, with a notice when it
+ *   differs from the carried one. Asked only in carried runs, as they begin.
  */
-type LaterChange = 'first-turn-clock-starts-with-session' | 'continue-as-new-as-arborSessionV2';
+type LaterChange = 'first-turn-clock-starts-with-session' | 'continue-as-new-as-arborSessionV2' | 'host-tools-taken-at-continue-as-new';
 
 export type SessionChange = (typeof arborSessionChanges)[number] | (typeof arborSessionV2Changes)[number] | LaterChange;
 

@@ -16,6 +16,7 @@ import type { Activities } from '../activities/index.js';
 import {
   answerQuestionsUpdate,
   eventsQuery,
+  hostToolCatalogueQuery,
   messageStateQuery,
   snapshotQuery,
   transcriptPageQuery,
@@ -39,6 +40,7 @@ import {
   type SessionResult,
 } from '../shared/session.js';
 import { SessionState } from './session-state.js';
+import { noticeUnservedTools, takeCatalogue } from './host-tool-catalogue.js';
 import { servedTools } from './deployment-settings.js';
 import { SubAgents } from './sub-agents.js';
 import { runTurn, type ModelCursor, type TurnSettings } from './turn.js';
@@ -51,7 +53,7 @@ import { defaultOwner } from '../shared/tools/memory.js';
 import { continuesAsNewAsNewestType, hasBuiltInChanges, hasChange, useBuiltInChanges, type SessionChange } from './session-changes.js';
 import type { SessionWorkflow } from '../shared/workflow-types.js';
 
-const { prepareSession } = proxyLocalActivities<Activities>({ startToCloseTimeout: '10 seconds' });
+const { prepareSession, describeHostTools } = proxyLocalActivities<Activities>({ startToCloseTimeout: '10 seconds' });
 
 /**
  * A session: waits for user messages and answers each with a turn of model and tool calls. A root session stays
@@ -113,6 +115,7 @@ async function runSession(input: SessionInput): Promise<SessionResult> {
   setHandler(transcriptPageQuery, (request) => state.transcript.page(request, runId));
   setHandler(messageStateQuery, (id) => state.messageState(id));
   setHandler(eventsQuery, (range) => state.events.page(range));
+  setHandler(hostToolCatalogueQuery, () => state.settings.hostTools);
   setHandler(answerQuestionsUpdate, (request) => acceptAnswers(state, request), {
     validator: (request) => checkAnswerRequest(state, request),
   });
@@ -170,6 +173,10 @@ async function runSession(input: SessionInput): Promise<SessionResult> {
       state.applyEnvironment(givenEnvironment ?? (await prepareSession(input.model)));
       if (state.settings.searchAttributes && !startedWithIdentity())
         upsertSearchAttributes(identityAttributes(state.identity, state.status));
+      noticeUnservedTools(state, input.tools);
+    } else if (hasChange('host-tools-taken-at-continue-as-new')) {
+      // The one point where a session's host tools change: a new run takes the catalogue the worker offers now.
+      takeCatalogue(state, await describeHostTools());
     }
     settings.toolNames = chooseTools();
     void runSessionClock(state);

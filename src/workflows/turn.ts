@@ -107,6 +107,9 @@ export async function runTurn(
 function modelInput(state: SessionState, settings: TurnSettings, cursor: ModelCursor, round: number): CallModelInput {
   const start = cursor.sent;
   cursor.sent = state.transcript.entries.length;
+  const hostTools = state.settings.hostTools;
+  // The specs of host tools are not sent: the worker looks the session's catalogue up by its digest.
+  const digest = hostTools && hostTools.tools.some((tool) => settings.toolNames.includes(tool.name)) ? hostTools.digest : undefined;
   return {
     session_id: state.identity.session_id,
     run_id: workflowInfo().runId,
@@ -115,6 +118,7 @@ function modelInput(state: SessionState, settings: TurnSettings, cursor: ModelCu
     round,
     system_prompt: settings.systemPrompt,
     tool_names: settings.toolNames,
+    ...(digest !== undefined ? { host_tools_digest: digest } : {}),
     transcript_start: start,
     transcript_delta: state.transcript.entries.slice(start),
   };

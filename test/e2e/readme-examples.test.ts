@@ -16,7 +16,10 @@ async function readmeExample(heading: string): Promise<string> {
   const section = readme.slice(readme.indexOf(`\n${heading}\n`));
   const block = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
   if (!block) throw new Error(`no TypeScript example under ${heading}`);
-  return block.replace(/from 'arbor'/g, `from '${root}src/index.ts'`).replace(/from 'arbor\/client'/g, `from '${root}src/client.ts'`);
+  return block
+    .replace(/from 'arbor'/g, `from '${root}src/index.ts'`)
+    .replace(/from 'arbor\/client'/g, `from '${root}src/client.ts'`)
+    .replace(/from 'arbor\/tools'/g, `from '${root}src/tools.ts'`);
 }
 
 describe('the README', () => {
@@ -53,13 +56,28 @@ describe('the README', () => {
     expect(result.stdout.trimEnd().endsWith('[]')).toBe(true);
   });
 
+  it('has a "Your own tools" example that serves a host tool and gives the demo model its result', async () => {
+    const script = `${scratch}/own-tools.ts`;
+    await writeFile(script, await readmeExample('## Your own tools'));
+    // A task queue of its own: the example runs its worker, with its tools, and no other worker may take its session.
+    const own = devServerSettings();
+    const result = await runScript(script, { TEMPORAL_ADDRESS: own.address, ARBOR_TASK_QUEUE: own.taskQueue }, 120_000);
+    // The example runs a worker, whose SDK logs at INFO; nothing may go wrong.
+    expect(result.stderr, result.stderr).not.toMatch(/\[(WARN|ERROR)\]/);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('lookup_order answered: {"order_id":"A1","status":"shipped","items":2}');
+  });
+
   it('says the package entry points are the files the map names', async () => {
     const manifest = JSON.parse(await readFile(`${root}package.json`, 'utf8'));
     expect(manifest.exports['.'].default).toBe('./dist/index.js');
     expect(manifest.exports['./client'].default).toBe('./dist/client.js');
+    expect(manifest.exports['./tools'].default).toBe('./dist/tools.js');
     const build = JSON.parse(await readFile(`${root}tsconfig.build.json`, 'utf8'));
     expect(build.compilerOptions.rootDir).toBe('src');
     await expect(readFile(`${root}src/index.ts`, 'utf8')).resolves.toContain("from './client.js'");
     await expect(readFile(`${root}src/client.ts`, 'utf8')).resolves.toContain('ArborClient');
+    await expect(readFile(`${root}src/tools.ts`, 'utf8')).resolves.toContain('defineHostTool');
+    await expect(readFile(`${root}src/index.ts`, 'utf8')).resolves.toContain("from './tools.js'");
   });
 });

@@ -22,6 +22,10 @@ import { workflowSourceWorkerOptions } from '../../src/worker/workflow-code.js';
 import { FakeOpenAI } from '../support/fake-openai.js';
 import { call, ScriptedModel } from '../support/scripted-model.js';
 import { memoryStoreId, memoryStoreWorkflowType } from '../../src/shared/tools/memory.js';
+import { z } from 'zod';
+import { defineHostTool, type ToolDefinition } from '../../src/tools.js';
+import { buildCatalogue } from '../../src/tools/catalogue.js';
+import { hostToolActivities } from '../../src/tools/activities.js';
 
 const fake = await new FakeOpenAI().start();
 const env = await TestWorkflowEnvironment.createLocal({
@@ -58,7 +62,7 @@ async function record(
   model: string,
   input: SessionInput,
   steps: (session: SessionHandle) => Promise<void>,
-  options: { run?: 'first'; of?: (session: SessionHandle) => Promise<string>; type?: string } = {},
+  options: { run?: 'first'; of?: (session: SessionHandle) => Promise<string>; type?: string; tools?: ToolDefinition[] } = {},
 ) {
   const type = options.type ?? sessionWorkflowType;
   if (wanted.length > 0 && !wanted.includes(name)) return;
@@ -67,11 +71,15 @@ async function record(
     connection: env.nativeConnection,
     taskQueue,
     ...workflowSourceWorkerOptions(),
-    activities: createActivities({
-      client: env.client,
-      model: { apiKey: 'sk-record', baseURL: fake.baseURL, defaultModel: model, requestTimeoutMs: 5_000 },
-      loopLimits: { min_interval_seconds: 1 },
-    }),
+    activities: {
+      ...createActivities({
+        client: env.client,
+        model: { apiKey: 'sk-record', baseURL: fake.baseURL, defaultModel: model, requestTimeoutMs: 5_000 },
+        loopLimits: { min_interval_seconds: 1 },
+        ...(options.tools ? { hostTools: buildCatalogue(options.tools) } : {}),
+      }),
+      ...hostToolActivities(options.tools ?? [], taskQueue).get(taskQueue),
+    },
   });
   await worker.runUntil(async () => {
     const workflowId = type === sessionWorkflowType ? `history-${name}` : `history-${type}-${name}`;
@@ -240,6 +248,25 @@ try {
     const id = await session.send('Once more.');
     await session.waitUntilIdle({ messageId: id });
   });
+  // Recorded with host tools (a catalogue in prepareSession's result, calls as `tool:<name>` activities): one round
+  // with a call that answers JSON and one whose arguments the tool's schema refuses, then a second turn without tools.
+  const lookupOrder = defineHostTool({
+    name: 'lookup_order',
+    description: 'Look up an order by its id.',
+    input: z.object({ order_id: z.string() }),
+    run: ({ order_id }) => ({ order_id, status: 'shipped' }),
+  });
+  await record(
+    'host-tools',
+    'demo',
+    { instruction: '/tool lookup_order {"order_id": "A1"}\n/tool lookup_order {"order_id": 5}' },
+    async (session) => {
+      await session.waitUntilIdle();
+      const id = await session.send('Thanks.');
+      await session.waitUntilIdle({ messageId: id });
+    },
+    { tools: [lookupOrder] },
+  );
   // A session of an older type, with a sub-agent behind it, talks past history_limit: its first run continues as new
   // as arborSessionV2 (the change that lets it), and the next run answers a turn more.
   for (const type of [previousSessionWorkflowType, legacySessionWorkflowType]) {

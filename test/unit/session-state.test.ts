@@ -1,4 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
+import type { HostToolEntry } from '../../src/shared/host-tools.js';
 import { utf8Length } from '../../src/shared/utf8.js';
 import { carriedEventBytes } from '../../src/workflows/event-log.js';
 import { environmentFor } from '../../src/workflows/deployment-settings.js';
@@ -50,6 +51,16 @@ describe('SessionState construction', () => {
 });
 
 describe('the session environment', () => {
+  const hostTool: HostToolEntry = {
+    name: 'lookup_order',
+    description: 'Look up an order.',
+    parameters: { type: 'object', properties: { order_id: { type: 'string' } } },
+    needs_approval: false,
+    remote: false,
+    start_to_close_timeout_ms: 300_000,
+    schedule_to_start_timeout_ms: 60_000,
+    retry: { maximum_attempts: 3, initial_interval_ms: 1_000, backoff_coefficient: 2, maximum_interval_ms: 30_000 },
+  };
   const environment = {
     model: 'gpt-big',
     provider: 'openai-compatible' as const,
@@ -59,6 +70,7 @@ describe('the session environment', () => {
     loop_min_interval_seconds: 30,
     loop_max_age_seconds: 86_400,
     cron_timezone: 'Europe/Paris',
+    host_tools: { digest: 'd1', tools: [hostTool] },
   };
 
   it('takes in every setting the worker describes', () => {
@@ -70,6 +82,7 @@ describe('the session environment', () => {
       questionTimeoutSeconds: 600,
       loopLimits: { minIntervalSeconds: 30, maxAgeSeconds: 86_400 },
       cronTimezone: 'Europe/Paris',
+      hostTools: { digest: 'd1', tools: [hostTool] },
     });
   });
 
@@ -92,6 +105,7 @@ describe('the session environment', () => {
       question_timeout_seconds: 600,
       cron_timezone: 'Europe/Paris',
       loop_limits: { min_interval_seconds: 30, max_age_seconds: 86_400 },
+      host_tools: { digest: 'd1', tools: [hostTool] },
     });
     expect(new SessionState(identity, fakeClock(), carried).settings).toEqual(state.settings);
   });

@@ -45,6 +45,14 @@ describe('committed histories', () => {
     }
   });
 
+  it('include a session that called a host tool as the activity tool:<name>', async () => {
+    const histories = await committedHistories();
+    const hostTools = histories.find((entry) => entry.workflowId === `${sessionWorkflowType}/host-tools.json`)!;
+    const events = hostTools.history.events as { activityTaskScheduledEventAttributes?: { activityType?: { name?: string } } }[];
+    const types = events.flatMap((event) => event.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
+    expect(types).toContain('tool:lookup_order');
+  });
+
   it('replay with today’s workflow code without nondeterminism', async () => {
     const histories = await committedHistories();
     const results = [];

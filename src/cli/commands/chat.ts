@@ -7,7 +7,7 @@ import { ensureLocalRuntime } from '../local-runtime.js';
 import { followTurn } from '../follow-turn.js';
 import { createLineReader } from '../line-reader.js';
 import { withClient } from '../with-client.js';
-import { sessionOptionsFrom, withSessionFlags, type SessionFlags } from './start.js';
+import { sessionOptionsFrom, toolModulesFrom, withSessionFlags, type SessionFlags } from './start.js';
 
 export const chatCommand = withSessionFlags(
   new Command('chat')
@@ -15,7 +15,9 @@ export const chatCommand = withSessionFlags(
     .argument('[session-id]', 'continue this session instead of starting a new one', checkSessionId),
 ).action(async (sessionId: string | undefined, flags: SessionFlags) => {
   const output = createOutput(false);
-  const runtime = await ensureLocalRuntime(connectionSettingsFrom(flags), (line) => output.progress(line));
+  const runtime = await ensureLocalRuntime(connectionSettingsFrom(flags), (line) => output.progress(line), {
+    toolModules: toolModulesFrom(flags),
+  });
   const lines = createLineReader();
   try {
     await withClient(runtime.settings, async (client) => {

@@ -1,5 +1,13 @@
 import { Command } from 'commander';
-import { connectionSettingsFrom, port, withConnectionFlags, type ConnectionFlags } from '../options.js';
+import {
+  connectionSettingsFrom,
+  port,
+  withConnectionFlags,
+  withToolModulesFlag,
+  type ConnectionFlags,
+  type ToolModulesFlag,
+} from '../options.js';
+import { loadToolModules, toolModulePaths } from '../tool-modules.js';
 import { embeddedDatabase, embeddedUiPort, startEmbeddedServer, startInProcessWorker } from '../local-runtime.js';
 import type { DevServer } from '../../temporal/dev-server.js';
 
@@ -9,14 +17,18 @@ interface DevFlags extends ConnectionFlags {
   db?: string;
 }
 
-export const devCommand = withConnectionFlags(
-  new Command('dev')
-    .description('run the Temporal dev server (SQLite under .arbor/, Web UI) and a worker in one foreground process; Ctrl-C stops both')
-    .option('--port <port>', 'Temporal frontend port', port, 7233)
-    .option('--ui-port <port>', 'Web UI port', port, embeddedUiPort)
-    .option('--db <file>', 'SQLite file that keeps sessions across restarts', embeddedDatabase),
-).action(async (flags: DevFlags) => {
+export const devCommand = withToolModulesFlag(
+  withConnectionFlags(
+    new Command('dev')
+      .description('run the Temporal dev server (SQLite under .arbor/, Web UI) and a worker in one foreground process; Ctrl-C stops both')
+      .option('--port <port>', 'Temporal frontend port', port, 7233)
+      .option('--ui-port <port>', 'Web UI port', port, embeddedUiPort)
+      .option('--db <file>', 'SQLite file that keeps sessions across restarts', embeddedDatabase),
+  ),
+).action(async (flags: DevFlags & ToolModulesFlag) => {
   const log = (line: string) => process.stderr.write(`${line}\n`);
+  // Loaded (and checked) before the server starts: a bad tools module stops here.
+  const tools = await loadToolModules(toolModulePaths(flags.tools));
   let settings = connectionSettingsFrom(flags);
   let server: DevServer | undefined;
   if (settings.addressGiven) {
@@ -25,7 +37,7 @@ export const devCommand = withConnectionFlags(
     ({ server, settings } = await startEmbeddedServer(settings, log, { port: flags.port!, uiPort: flags.uiPort!, dbFile: flags.db! }));
   }
   try {
-    const { worker, run } = await startInProcessWorker(settings);
+    const { worker, run } = await startInProcessWorker(settings, tools);
     const stop = () => worker.shutdown();
     process.once('SIGINT', stop).once('SIGTERM', stop);
     log(

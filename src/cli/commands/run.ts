@@ -4,7 +4,7 @@ import { connectionSettingsFrom, nonEmptyText, positiveInteger } from '../option
 import { ensureLocalRuntime } from '../local-runtime.js';
 import { followTurn } from '../follow-turn.js';
 import { withClient } from '../with-client.js';
-import { sessionOptionsFrom, withSessionFlags, type SessionFlags } from './start.js';
+import { sessionOptionsFrom, toolModulesFrom, withSessionFlags, type SessionFlags } from './start.js';
 
 interface RunFlags extends SessionFlags {
   timeout?: number;
@@ -18,7 +18,9 @@ export const runCommand = withSessionFlags(
   .option('--timeout <seconds>', 'give up waiting after this many seconds', positiveInteger('--timeout'))
   .action(async (instruction: string, flags: RunFlags) => {
     const output = createOutput(Boolean(flags.json));
-    const runtime = await ensureLocalRuntime(connectionSettingsFrom(flags), (line) => output.progress(line));
+    const runtime = await ensureLocalRuntime(connectionSettingsFrom(flags), (line) => output.progress(line), {
+      toolModules: toolModulesFrom(flags),
+    });
     try {
       await withClient(runtime.settings, async (client) => {
         const session = await client.startSession(sessionOptionsFrom(instruction, flags));

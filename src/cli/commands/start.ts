@@ -1,6 +1,8 @@
 import { Command } from 'commander';
 import { withClient } from '../with-client.js';
 import { createOutput } from '../output.js';
+import { collectList, isModulePath, toolModulePaths } from '../tool-modules.js';
+import { UsageError } from '../usage-error.js';
 import { connectionSettingsFrom, nonEmptyText, ownerId, positiveInteger, withConnectionFlags, type ConnectionFlags } from '../options.js';
 
 export interface SessionFlags extends ConnectionFlags {
@@ -9,6 +11,8 @@ export interface SessionFlags extends ConnectionFlags {
   maxToolRounds?: number;
   owner?: string;
   json?: boolean;
+  /** Tool names for the session, and (run, chat) modules of tool definitions for the in-process worker. */
+  tools?: string[];
 }
 
 export function withSessionFlags(command: Command): Command {
@@ -17,6 +21,11 @@ export function withSessionFlags(command: Command): Command {
     .option('--model <name>', "model for this session (default: the worker's ARBOR_MODEL)")
     .option('--max-tool-rounds <n>', 'model calls allowed in one turn', positiveInteger('--max-tool-rounds'))
     .option('--owner <id>', 'whose memories the session uses (default "default")', ownerId)
+    .option(
+      '--tools <list>',
+      'tools the session may use (built-in and host tools, comma-separated; default all); run and chat also take modules of tool definitions (a path) for their in-process worker',
+      collectList,
+    )
     .option('--json', 'print one JSON object');
 }
 
@@ -27,7 +36,17 @@ export function sessionOptionsFrom(instruction: string, flags: SessionFlags) {
     ...(flags.model ? { model: flags.model } : {}),
     ...(flags.maxToolRounds ? { max_tool_rounds: flags.maxToolRounds } : {}),
     ...(flags.owner ? { owner: flags.owner } : {}),
+    ...(sessionToolNames(flags).length > 0 ? { tools: sessionToolNames(flags) } : {}),
   };
+}
+
+function sessionToolNames(flags: SessionFlags): string[] {
+  return (flags.tools ?? []).filter((item) => !isModulePath(item));
+}
+
+/** The modules of tool definitions `run` and `chat` give their in-process worker: those of --tools, then ARBOR_TOOLS. */
+export function toolModulesFrom(flags: SessionFlags): string[] {
+  return toolModulePaths((flags.tools ?? []).filter(isModulePath));
 }
 
 export const startCommand = withSessionFlags(
@@ -36,6 +55,12 @@ export const startCommand = withSessionFlags(
     .argument('<instruction>', 'what the agent should do', nonEmptyText('The instruction')),
 ).action(async (instruction: string, flags: SessionFlags) => {
   const output = createOutput(Boolean(flags.json));
+  const modules = (flags.tools ?? []).filter(isModulePath);
+  if (modules.length > 0) {
+    throw new UsageError(
+      `arbor start runs no worker, so it cannot serve the tools of ${modules.join(', ')}: give them to the worker (arbor worker --tools, or ARBOR_TOOLS).`,
+    );
+  }
   await withClient(connectionSettingsFrom(flags), async (client) => {
     const session = await client.startSession(sessionOptionsFrom(instruction, flags));
     output.result({ session_id: session.id }, session.id);

@@ -1,15 +1,24 @@
 import { Command } from 'commander';
 import { createArborWorker } from '../../worker/create-worker.js';
-import { connectionSettingsFrom, withConnectionFlags, type ConnectionFlags } from '../options.js';
+import {
+  connectionSettingsFrom,
+  withConnectionFlags,
+  withToolModulesFlag,
+  type ConnectionFlags,
+  type ToolModulesFlag,
+} from '../options.js';
+import { loadToolModules, toolModulePaths } from '../tool-modules.js';
 
-export const workerCommand = withConnectionFlags(
-  new Command('worker').description('run an Arbor worker against the configured Temporal server until Ctrl-C'),
-).action(async (flags: ConnectionFlags) => {
+export const workerCommand = withToolModulesFlag(
+  withConnectionFlags(new Command('worker').description('run an Arbor worker against the configured Temporal server until Ctrl-C')),
+).action(async (flags: ConnectionFlags & ToolModulesFlag) => {
   const settings = connectionSettingsFrom(flags);
-  const worker = await createArborWorker({ connection: settings });
+  const tools = await loadToolModules(toolModulePaths(flags.tools));
+  const worker = await createArborWorker({ connection: settings, tools });
   process.once('SIGINT', () => worker.shutdown()).once('SIGTERM', () => worker.shutdown());
+  const served = tools.length > 0 ? `, serving ${tools.map((tool) => tool.name).join(', ')}` : '';
   process.stderr.write(
-    `Arbor worker polling task queue "${settings.taskQueue}" on ${settings.address} (namespace ${settings.namespace}). Ctrl-C stops it.\n`,
+    `Arbor worker polling task queue "${settings.taskQueue}" on ${settings.address} (namespace ${settings.namespace})${served}. Ctrl-C stops it.\n`,
   );
   await worker.run();
   process.stderr.write('Arbor worker stopped.\n');

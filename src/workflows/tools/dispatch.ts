@@ -5,13 +5,14 @@ import { findTool, type ToolName } from '../../shared/tools/registry.js';
 import { toolHandlers } from './handlers.js';
 import type { ToolContext } from './tool-context.js';
 import { ToolError } from './tool-error.js';
+import { maxToolResultLength } from '../../shared/host-tools.js';
+import { findHostTool } from '../deployment-settings.js';
+import { runHostTool } from './host-tool-handler.js';
 
 export interface ToolOutcome {
   content: string;
   is_error: boolean;
 }
-
-const maxToolResultLength = 100_000;
 
 /**
  * Validates one tool call against its schema and runs it. Anything the model got wrong (unknown tool,
@@ -36,6 +37,8 @@ export async function dispatchToolCall(
 /** Throws the model's mistakes at once; not async, since the SDK captures a stack trace for every workflow promise. */
 function runToolCall(call: ToolCall, allowedTools: ReadonlySet<string>, context: ToolContext): string | Promise<string> {
   const tool = allowedTools.has(call.name) ? findTool(call.name) : undefined;
+  const hostTool = !tool && allowedTools.has(call.name) ? findHostTool(context.state.settings, call.name) : undefined;
+  if (hostTool) return runHostTool(hostTool, parseArguments(call.arguments), call.arguments, context);
   if (!tool) {
     const available = [...allowedTools].join(', ') || 'none';
     throw new ToolError(`Unknown tool "${call.name}". Available tools: ${available}.`);

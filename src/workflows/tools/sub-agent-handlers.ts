@@ -16,9 +16,11 @@ const stopping = proxyActivities<Activities>({
 });
 
 export async function spawnSubAgent(args: ToolArgs<typeof subAgent>, context: ToolContext): Promise<string> {
-  const unknown = (args.tools ?? []).filter((name) => !allToolNames.includes(name as never));
+  // A sub-agent may be given the built-in tools and the host tools of this session's catalogue, which it inherits.
+  const known = [...allToolNames, ...(context.state.settings.hostTools?.tools.map((tool) => tool.name) ?? [])];
+  const unknown = (args.tools ?? []).filter((name) => !known.includes(name));
   if (unknown.length > 0)
-    throw new ToolError(`Unknown tool name(s) for the sub-agent: ${unknown.join(', ')}. Known tools: ${allToolNames.join(', ')}.`);
+    throw new ToolError(`Unknown tool name(s) for the sub-agent: ${unknown.join(', ')}. Known tools: ${known.join(', ')}.`);
   resultOf(context.subAgents.checkLimits());
   const { id, finished } = await context.subAgents.spawn({
     title: args.title,

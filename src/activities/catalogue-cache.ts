@@ -1,0 +1,38 @@
+import type { HostToolCatalogue } from '../shared/host-tools.js';
+
+export type FetchCatalogue = (sessionId: string, runId: string) => Promise<HostToolCatalogue | null>;
+
+/**
+ * The host tool catalogues model calls name by digest. A session's calls carry only the digest of the catalogue it
+ * recorded (so history does not grow with it); a worker that serves that same catalogue uses its own, and one that does
+ * not (a redeploy changed the tools) asks the session once and keeps the answer by digest. Bounded: least recently
+ * used digests are dropped.
+ */
+export class CatalogueCache {
+  private readonly byDigest = new Map<string, HostToolCatalogue>();
+
+  constructor(
+    private readonly own: HostToolCatalogue | undefined,
+    private readonly fetchCatalogue: FetchCatalogue,
+    private readonly maxCatalogues = 32,
+  ) {}
+
+  async resolve(sessionId: string, runId: string, digest: string | undefined): Promise<HostToolCatalogue | undefined> {
+    if (digest === undefined) return undefined;
+    if (this.own?.digest === digest) return this.own;
+    let catalogue = this.byDigest.get(digest);
+    if (!catalogue) {
+      const fetched = await this.fetchCatalogue(sessionId, runId);
+      if (!fetched || fetched.digest !== digest) {
+        throw new Error(
+          `session ${sessionId} holds no host tool catalogue with digest ${digest} (it answered ${fetched?.digest ?? 'none'})`,
+        );
+      }
+      catalogue = fetched;
+    }
+    this.byDigest.delete(digest);
+    this.byDigest.set(digest, catalogue);
+    while (this.byDigest.size > this.maxCatalogues) this.byDigest.delete(this.byDigest.keys().next().value!);
+    return catalogue;
+  }
+}

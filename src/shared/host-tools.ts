@@ -1,0 +1,68 @@
+/**
+ * Tools that are not built in: host tools (run by a worker that defines them) and remote tools (run by whatever
+ * worker polls their task queue, in any language). Both sides read these: the Node side builds the catalogue, the
+ * session records it and schedules each call as an activity of type `tool:<name>`. The names and shapes here are a
+ * durable protocol that other languages' workers implement: never change them.
+ */
+
+/** A tool's name, by the OpenAI API's rule for function names. */
+export const hostToolNamePattern = /^[a-zA-Z0-9_-]{1,64}$/;
+
+/** The activity type of a host or remote tool's calls. */
+export function hostToolActivityType(name: string): string {
+  return `tool:${name}`;
+}
+
+/** The most characters of a tool result the model is given (longer host tool results are refused as tool errors). */
+export const maxToolResultLength = 100_000;
+
+/** How a tool asks for approval before a call: never, always, or as a function of the call's arguments decides. */
+export type HostToolApproval = boolean | 'by_arguments';
+
+/** One tool of the catalogue, as the session records it in history (JSON, snake_case). */
+export interface HostToolEntry {
+  name: string;
+  description: string;
+  /** The JSON schema of the arguments, an object schema, as the model is shown it. */
+  parameters: Record<string, unknown>;
+  /** Where its calls are scheduled; absent: the session's own task queue. */
+  task_queue?: string;
+  needs_approval: HostToolApproval;
+  /** True for a tool declared with only its schema (defineRemoteTool): no TypeScript worker validates its arguments. */
+  remote: boolean;
+  start_to_close_timeout_ms: number;
+  schedule_to_start_timeout_ms: number;
+  /** Absent: the activity is not expected to heartbeat. */
+  heartbeat_timeout_ms?: number;
+  retry: {
+    maximum_attempts: number;
+    initial_interval_ms: number;
+    backoff_coefficient: number;
+    maximum_interval_ms: number;
+  };
+}
+
+/** The tools a session may call besides the built-ins, and a digest that names this exact list. */
+export interface HostToolCatalogue {
+  digest: string;
+  tools: HostToolEntry[];
+}
+
+/** The one argument of a `tool:<name>` activity. */
+export interface HostToolActivityInput {
+  /** The model's arguments, a JSON object. */
+  arguments: Record<string, unknown>;
+  context: {
+    session_id: string;
+    root_session_id: string;
+    owner: string;
+    tool_call_id: string;
+    /** The call's durable step key (session/turn/round/call): the same across retries, worker restarts and continue-as-new. */
+    idempotency_key: string;
+  };
+}
+
+/** ApplicationFailure type of a host tool call whose arguments its schema refuses: not retried. */
+export const invalidToolArguments = 'InvalidToolArguments';
+/** ApplicationFailure type of a host tool result over maxToolResultLength: not retried. */
+export const toolResultTooLarge = 'ToolResultTooLarge';
