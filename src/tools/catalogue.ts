@@ -40,8 +40,21 @@ export function buildCatalogue(tools: readonly unknown[]): HostToolCatalogue {
     seen.add(name);
     return describeTool(tool);
   });
+  const bytes = Buffer.byteLength(JSON.stringify(entries));
+  if (bytes > maxCatalogueBytes) {
+    throw new ToolDefinitionError(
+      `The tools' catalogue takes ${bytes.toLocaleString('en-US')} bytes of JSON, more than the ${maxCatalogueBytes.toLocaleString('en-US')} a session records ` +
+        '(it is in the history of every session and sub-agent start): shorten descriptions and schemas, or serve fewer tools.',
+    );
+  }
   return { digest: catalogueDigest(entries), tools: entries };
 }
+
+/**
+ * The most bytes a catalogue may take: it is recorded as each session starts, handed to each sub-agent and carried
+ * across continue-as-new, inside Temporal's 2 MB payload limit (200 tools of about 1 KB each fit).
+ */
+export const maxCatalogueBytes = 512 * 1024;
 
 function describeTool(tool: ToolDefinition): HostToolEntry {
   const fail = (why: string) => new ToolDefinitionError(`Tool "${tool.name}": ${why}`);

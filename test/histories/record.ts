@@ -249,7 +249,8 @@ try {
     await session.waitUntilIdle({ messageId: id });
   });
   // Recorded with host tools (a catalogue in prepareSession's result, calls as `tool:<name>` activities): one round
-  // with a call that answers JSON and one whose arguments the tool's schema refuses, then a second turn without tools.
+  // with a call that answers JSON, a built-in tool's activity and a call whose arguments the tool's schema refuses
+  // (the order their activities are scheduled in is part of the history), then a second turn without host tools.
   const lookupOrder = defineHostTool({
     name: 'lookup_order',
     description: 'Look up an order by its id.',
@@ -259,7 +260,10 @@ try {
   await record(
     'host-tools',
     'demo',
-    { instruction: '/tool lookup_order {"order_id": "A1"}\n/tool lookup_order {"order_id": 5}' },
+    {
+      instruction: '/tool lookup_order {"order_id": "A1"}\n/tool saveMemory {"content": "A1 shipped."}\n/tool lookup_order {"order_id": 5}',
+      owner: 'history-host-tools',
+    },
     async (session) => {
       await session.waitUntilIdle();
       const id = await session.send('Thanks.');

@@ -95,6 +95,13 @@ describe('the host tool catalogue', () => {
     expect(() => buildCatalogue(tools)).toThrow(message);
   });
 
+  it('refuses a catalogue too large to record in every session, and takes 200 tools of a kilobyte each', () => {
+    const many = (count: number, description: string) =>
+      Array.from({ length: count }, (_, index) => ({ ...lookupOrder, name: `tool_${index}`, description }));
+    expect(buildCatalogue(many(200, 'd'.repeat(1_000))).tools).toHaveLength(200);
+    expect(() => buildCatalogue(many(200, 'd'.repeat(3_000)))).toThrow(/more than the 524,288 a session records/);
+  });
+
   it('stops createArborWorker before it connects when a definition is bad', async () => {
     // Nothing listens on port 1: a worker that tried to connect would fail with a connection error instead.
     const connection = loadConnectionSettings({ TEMPORAL_CONFIG_FILE: '/nonexistent.toml' }, { address: '127.0.0.1:1' });

@@ -24,8 +24,13 @@ export function runHostTool(tool: HostToolEntry, rawArgs: unknown, argumentsText
     throw new ToolError(`Arguments for ${tool.name} must be a JSON object.`);
   }
   const args = rawArgs as Record<string, unknown>;
-  const decision = approveHostToolCall(tool, args, context);
-  if (!decision.approved) throw new ToolError(decision.reason);
+  return approveHostToolCall(tool, args, context).then((decision) => {
+    if (!decision.approved) throw new ToolError(decision.reason);
+    return scheduleCall(tool, args, argumentsText, context);
+  });
+}
+
+function scheduleCall(tool: HostToolEntry, args: Record<string, unknown>, argumentsText: string, context: ToolContext): Promise<string> {
   const { identity } = context.state;
   const input: HostToolActivityInput = {
     arguments: args,
