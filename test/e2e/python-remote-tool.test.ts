@@ -12,11 +12,17 @@ import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ArborClient } from '../../src/client.js';
 import { connectClient } from '../../src/client/connection.js';
-import { defineRemoteTool } from '../../src/tools.js';
+import type { RemoteTool } from '../../src/tools.js';
 import { createArborWorker, type ArborWorker } from '../../src/worker.js';
 import { devServerSettings } from '../support/connection.js';
 import { FakeOpenAI } from '../support/fake-openai.js';
-import { ensurePythonVenv, PythonNotAvailableError, startPythonToolsWorker, type PythonToolsWorker } from '../support/python-temporalio.js';
+import {
+  ensurePythonVenv,
+  importOrdersToolsModule,
+  PythonNotAvailableError,
+  startPythonToolsWorker,
+  type PythonToolsWorker,
+} from '../support/python-temporalio.js';
 import type { callRemoteTool, RemoteToolCallInput } from '../support/remote-tool-workflows.js';
 import { call, ScriptedModel, toolResults } from '../support/scripted-model.js';
 import { quietBundlerLogger } from '../support/time-skipping.js';
@@ -134,18 +140,16 @@ describe('an Arbor session calls lookup_order, declared with defineRemoteTool an
   const fake = new FakeOpenAI();
   const model = new ScriptedModel(fake);
   const settings = devServerSettings();
-  const lookupOrder = defineRemoteTool({
-    name: 'lookup_order',
-    description: 'Looks up an order by its id (like A-1001): status, carrier and total.',
-    parameters: { type: 'object', properties: { order_id: { type: 'string' } }, required: ['order_id'] },
-    taskQueue: toolsTaskQueue,
-  });
+  let lookupOrder: RemoteTool;
   let worker: ArborWorker;
   let running: Promise<void>;
   let client: ArborClient;
 
   beforeAll(async () => {
     await fake.start();
+    // The example's own --tools module (examples/python-tools/orders-tools.js), pointed at this file's Python worker.
+    lookupOrder = (await importOrdersToolsModule(toolsTaskQueue)).lookupOrder as RemoteTool;
+    expect(lookupOrder).toMatchObject({ kind: 'arbor-remote-tool', name: 'lookup_order', taskQueue: toolsTaskQueue });
     worker = await createArborWorker({
       connection: settings,
       model: { apiKey: 'sk-python-tools', baseURL: fake.baseURL, defaultModel: 'fake-model', requestTimeoutMs: 10_000 },

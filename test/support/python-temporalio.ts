@@ -11,9 +11,9 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { installDirAtomically, withFileLock } from '../../src/temporal/binaries/atomic-install.js';
 import { findOnPath, isExecutableFile, isFile } from '../../src/temporal/binaries/files.js';
 import { describeFailure, runCommand } from '../../src/temporal/binaries/run.js';
@@ -24,7 +24,34 @@ export const pythonToolsExample = {
   folder: fileURLToPath(new URL('../../examples/python-tools/', import.meta.url)),
   worker: fileURLToPath(new URL('../../examples/python-tools/worker.py', import.meta.url)),
   requirements: fileURLToPath(new URL('../../examples/python-tools/requirements.txt', import.meta.url)),
+  /** The Arbor side: a module for `--tools` that declares lookup_order with defineRemoteTool. */
+  toolsModule: fileURLToPath(new URL('../../examples/python-tools/orders-tools.js', import.meta.url)),
 };
+
+/**
+ * The example's `--tools` module, imported as written except that `arbor/tools` is this tree's source (the package
+ * name resolves to dist/, which a test does not build), with ORDERS_TASK_QUEUE set to `taskQueue` while it loads.
+ */
+export async function importOrdersToolsModule(taskQueue: string): Promise<Record<string, unknown>> {
+  const source = await readFile(pythonToolsExample.toolsModule, 'utf8');
+  const toolsSource = fileURLToPath(new URL('../../src/tools.ts', import.meta.url));
+  const rewritten = source.replace(/from 'arbor\/tools'/g, `from '${toolsSource}'`);
+  if (rewritten === source) throw new Error(`${pythonToolsExample.toolsModule} does not import arbor/tools`);
+  const scratchRoot = fileURLToPath(new URL('../../.arbor/', import.meta.url));
+  await mkdir(scratchRoot, { recursive: true });
+  const scratch = await mkdtemp(join(scratchRoot, 'orders-tools-'));
+  const copy = join(scratch, 'orders-tools.js');
+  await writeFile(copy, rewritten);
+  const before = process.env.ORDERS_TASK_QUEUE;
+  process.env.ORDERS_TASK_QUEUE = taskQueue;
+  try {
+    return (await import(pathToFileURL(copy).href)) as Record<string, unknown>;
+  } finally {
+    if (before === undefined) delete process.env.ORDERS_TASK_QUEUE;
+    else process.env.ORDERS_TASK_QUEUE = before;
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
 
 /** temporalio 1.35 needs Python 3.10 or later. */
 const MIN_PYTHON: [number, number] = [3, 10];
