@@ -42,24 +42,41 @@ describe('the CLI with --tools and ARBOR_TOOLS', () => {
   });
 
   it.each([
-    ['a tool defined twice (ARBOR_TOOLS)', [], { ARBOR_TOOLS: 'twice.ts' }, /Tool "greet" is defined twice/],
+    ['arbor worker', 'a tool defined twice (ARBOR_TOOLS)', ['worker'], { ARBOR_TOOLS: 'twice.ts' }, /Tool "greet" is defined twice/],
     [
+      'arbor worker',
       'a name taken by a built-in tool',
-      ['--tools', 'collides.ts'],
+      ['worker', '--tools', 'collides.ts'],
       {},
       /Tool "todoWrite": the name is taken by one of Arbor's built-in tools/,
     ],
     [
+      'arbor worker',
       'a name the OpenAI API refuses',
-      ['--tools', 'bad-name.ts'],
+      ['worker', '--tools', 'bad-name.ts'],
       {},
       /Tool "greet people": a tool name must be 1-64 letters, digits, underscores or hyphens/,
     ],
-    ['a module with no tool definitions', ['--tools', 'empty.ts'], {}, /The tools module .*empty\.ts exports no tool definitions/],
-    ['a module that does not exist', ['--tools', 'missing.ts'], {}, /Cannot load the tools module .*missing\.ts/],
-  ])('stops arbor worker at start with exit code 2 on %s, saying which tool and why', async (_what, args, env, message) => {
-    // Nothing listens on port 1: the worker stops before it connects.
-    const result = await runScratchCli(['worker', ...args], { TEMPORAL_ADDRESS: '127.0.0.1:1', ...env });
+    [
+      'arbor worker',
+      'a module with no tool definitions',
+      ['worker', '--tools', 'empty.ts'],
+      {},
+      /The tools module .*empty\.ts exports no tool definitions/,
+    ],
+    ['arbor worker', 'a module that does not exist', ['worker', '--tools', 'missing.ts'], {}, /Cannot load the tools module .*missing\.ts/],
+    ['arbor dev', 'a tool defined twice', ['dev', '--tools', 'twice.ts'], {}, /Tool "greet" is defined twice/],
+    ['arbor run', 'a name taken by a built-in tool', ['run', 'x', '--tools', 'collides.ts'], {}, /Tool "todoWrite": the name is taken/],
+    [
+      'arbor start',
+      'a tools module, which it has no worker to serve',
+      ['start', 'x', '--tools', 'greet.ts'],
+      {},
+      /arbor start runs no worker, so it cannot serve the tools of/,
+    ],
+  ])('stops %s before it connects, with exit code 2, on %s, saying which and why', async (_command, _what, args, env, message) => {
+    // Nothing listens on port 1: each command stops before it connects.
+    const result = await runScratchCli(args, { TEMPORAL_ADDRESS: '127.0.0.1:1', ...env });
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(message);
   });

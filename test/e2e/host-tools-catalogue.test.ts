@@ -49,15 +49,20 @@ describe('a redeploy that changes the host tools', () => {
     await session.waitUntilIdle({ timeoutMs: 30_000 });
     before.worker.shutdown();
     await before.running;
-    await startWorker([greet, lookupOrder]);
+    await startWorker([lookupOrder]);
 
-    // The redeployed worker runs the session on with the catalogue it recorded: lookup_order is not one of its tools yet.
-    const refused = await session.send('/tool lookup_order {"order_id": "A1"}');
-    await session.waitUntilIdle({ messageId: refused, timeoutMs: 30_000 });
+    // The redeployed worker runs the session on with the catalogue it recorded: lookup_order is not one of its tools yet,
+    // and greet still is, though no worker serves it any more.
+    const refused = await session.send('/tool lookup_order {"order_id": "A1"}\n/tool greet {"name": "Bo"}');
+    await session.waitUntilIdle({ messageId: refused, timeoutMs: 60_000 });
     const workflow = client.temporal.workflow.getHandle(session.id);
     const firstRun = (await workflow.describe()).runId;
     const toolEntries = async () => (await session.transcript()).filter((entry) => entry.role === 'tool');
-    expect((await toolEntries()).at(-1)?.content).toMatch(/^Error: Unknown tool "lookup_order"\. Available tools: .*greet\.$/);
+    const [unknown, unserved] = (await toolEntries()).slice(-2);
+    expect(unknown?.content).toMatch(/^Error: Unknown tool "lookup_order"\. Available tools: .*greet\.$/);
+    expect(unserved?.content).toBe(
+      "Error: Tool greet is not served: the worker that took the call from the session's task queue has no activity tool:greet.",
+    );
 
     for (let turn = 1; (await workflow.describe()).runId === firstRun; turn++) {
       if (turn > 30) throw new Error('the session did not continue as new');
@@ -70,6 +75,6 @@ describe('a redeploy that changes the host tools', () => {
       content: JSON.stringify({ order_id: 'A1', status: 'shipped' }),
     });
     const notices = (await session.transcript()).filter((entry) => entry.role === 'notice').map((entry) => entry.content);
-    expect(notices).toContain('The host tools changed as the session continued as new: added lookup_order.');
+    expect(notices).toContain('The host tools changed as the session continued as new: added lookup_order; removed greet.');
   });
 });

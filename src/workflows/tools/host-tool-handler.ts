@@ -87,6 +87,13 @@ function describeFailure(tool: HostToolEntry, error: unknown): unknown {
     const which = cause.timeoutType === 'HEARTBEAT' ? 'stopped heartbeating' : `ran longer than ${seconds(tool.start_to_close_timeout_ms)}`;
     return new ToolError(`Tool ${tool.name} timed out: it ${which} (attempts allowed: ${tool.retry.maximum_attempts}).`);
   }
+  // A worker polls the queue but has no such activity: the tool was left out of a redeploy, say.
+  if (cause instanceof ApplicationFailure && cause.type === 'NotFoundError') {
+    const queue = tool.task_queue ? `task queue "${tool.task_queue}"` : "the session's task queue";
+    return new ToolError(
+      `Tool ${tool.name} is not served: the worker that took the call from ${queue} has no activity ${hostToolActivityType(tool.name)}.`,
+    );
+  }
   // The tool's own refusals (its schema's, the result limit's) say what happened already.
   if (cause instanceof ApplicationFailure && (cause.type === invalidToolArguments || cause.type === toolResultTooLarge)) {
     return new ToolError(cause.message);
