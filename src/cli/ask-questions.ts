@@ -1,6 +1,7 @@
 import { checkbox, input, select } from '@inquirer/prompts';
 import type { AnswerChoice, Answers } from '../shared/answers.js';
 import type { QuestionSet } from '../shared/tools/ask-user.js';
+import { denyLabel } from '../shared/approvals.js';
 
 const other: unique symbol = Symbol('other');
 type Pick = string | typeof other;
@@ -29,6 +30,10 @@ export async function askOnTerminal(set: QuestionSet, signal?: AbortSignal): Pro
     if (picked.includes(other)) {
       const text = await input({ message: `${question.header}: your answer`, required: true }, context);
       chosen.push({ other: text });
+    } else if (set.approval && picked.includes(denyLabel)) {
+      // A denial may say why; the model reads the reason with it.
+      const reason = await input({ message: `${question.header}: why (optional, the model reads it)` }, context);
+      if (reason.trim()) return { [question.question]: [denyLabel, { other: reason.trim() }] };
     }
     answers[question.question] = question.multiSelect ? chosen : chosen[0]!;
   }

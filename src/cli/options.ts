@@ -2,6 +2,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { loadConnectionSettings, type ConnectionSettings } from '../client/connection.js';
 import { ownerSchema } from '../shared/tools/memory.js';
 import { collectList } from './tool-modules.js';
+import { approvalPolicies, type ApprovalPolicy } from '../shared/approvals.js';
 
 export interface ConnectionFlags {
   address?: string;
@@ -65,4 +66,10 @@ export function ownerId(value: string): string {
   const parsed = ownerSchema().safeParse(value);
   if (!parsed.success) throw new InvalidArgumentError(`--owner "${value}": ${parsed.error.issues[0]?.message}.`);
   return value;
+}
+
+export function approvalPolicy(value: string): ApprovalPolicy {
+  const policy = approvalPolicies.find((candidate) => candidate === value);
+  if (!policy) throw new InvalidArgumentError(`--approval "${value}": the policy is one of ${approvalPolicies.join(', ')}.`);
+  return policy;
 }

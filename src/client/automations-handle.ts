@@ -2,6 +2,7 @@ import type { Client } from '@temporalio/client';
 import type { z } from 'zod';
 import { AutomationError, createAutomations, type Automations } from './access/automations.js';
 import { ArborClientError } from './errors.js';
+import { approvalPolicies, type ApprovalPolicy } from '../shared/approvals.js';
 import { checkOwner, parseClientInput } from './input.js';
 import {
   automationCreate,
@@ -25,9 +26,20 @@ export class AutomationsHandle {
     this.automations = createAutomations(client, taskQueue);
   }
 
-  create(args: z.input<typeof automationCreate.input>): Promise<Automation> {
+  /**
+   * `approval` is the runs' approval policy for host tool calls that need it (default `deny`: nobody is there to
+   * approve); only a client sets it, never a session's `automation_create`.
+   */
+  create(args: z.input<typeof automationCreate.input> & { approval?: ApprovalPolicy }): Promise<Automation> {
+    const { approval, ...fields } = args;
+    if (approval !== undefined && !approvalPolicies.includes(approval)) {
+      return Promise.reject(new ArborClientError(`Invalid approval policy "${String(approval)}": one of ${approvalPolicies.join(', ')}.`));
+    }
     return refusalsAsClientErrors(() =>
-      this.automations.create(this.owner, parseClientInput(automationCreate.input, args) as AutomationCreateArgs),
+      this.automations.create(this.owner, {
+        ...(parseClientInput(automationCreate.input, fields) as AutomationCreateArgs),
+        ...(approval ? { approval } : {}),
+      }),
     );
   }
 

@@ -1,6 +1,7 @@
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { ArborClientError } from './errors.js';
 import { checkAnswers, type Answers } from '../shared/answers.js';
+import { answerRulesOf } from '../shared/approvals.js';
 import { answerQuestionsUpdate, snapshotQuery } from '../shared/messages.js';
 import type { AnswerReceipt } from '../shared/questions.js';
 import type { QuestionSet } from '../shared/tools/ask-user.js';
@@ -28,7 +29,7 @@ export async function answerQuestionSet(
 ): Promise<AnswerReceipt> {
   const pending = await pendingQuestionsOf(client, sessionId);
   const set = chooseQuestionSet(pending, questionSetId, answers, sessionId);
-  const check = checkAnswers(set.questions, answers);
+  const check = checkAnswers(set.questions, answers, answerRulesOf(set));
   if (!check.ok) throw new ArborClientError(check.error);
   try {
     return await client.workflow

@@ -20,8 +20,13 @@ export type AnswerCheck = { ok: true; answers: ResolvedAnswer[] } | { ok: false;
 const otherPrefix = /^other\s*:\s*/i;
 const howToAnswerOther = 'to answer in your own words send {"other": "your text"} or "Other: your text"';
 
+export interface AnswerRules {
+  /** Labels a single-select answer may give together with the user's own words (an approval's Deny and a reason). */
+  labelsTakingWords?: readonly string[];
+}
+
 /** Checks a person's answers against the questions asked; every broken rule gives a message that says what to fix. */
-export function checkAnswers(questions: readonly Question[], raw: unknown): AnswerCheck {
+export function checkAnswers(questions: readonly Question[], raw: unknown, rules: AnswerRules = {}): AnswerCheck {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     return fail('answers must be a JSON object mapping each question to a label, a list of labels, or {"other": "your text"}');
   }
@@ -37,7 +42,7 @@ export function checkAnswers(questions: readonly Question[], raw: unknown): Answ
   const resolved: ResolvedAnswer[] = [];
   for (const question of questions) {
     if (!byQuestion.has(question)) return fail(`No answer for "${question.question}": every question needs one.`);
-    const answer = resolveAnswer(question, byQuestion.get(question));
+    const answer = resolveAnswer(question, byQuestion.get(question), rules);
     if (typeof answer === 'string') return fail(answer);
     resolved.push(answer);
   }
@@ -48,7 +53,7 @@ function fail(error: string): AnswerCheck {
   return { ok: false, error };
 }
 
-function resolveAnswer(question: Question, value: unknown): ResolvedAnswer | string {
+function resolveAnswer(question: Question, value: unknown, rules: AnswerRules): ResolvedAnswer | string {
   const choices = Array.isArray(value) ? value : [value];
   if (choices.length === 0) return `No option chosen for "${question.question}".`;
   const selected: string[] = [];
@@ -72,8 +77,12 @@ function resolveAnswer(question: Question, value: unknown): ResolvedAnswer | str
     if (!selected.includes(label)) selected.push(label);
   }
   const count = selected.length + (other === undefined ? 0 : 1);
-  if (!question.multiSelect && count > 1) {
-    return `"${question.question}" takes a single answer, got ${count}.`;
+  const labelWithWords = count === 2 && other !== undefined && rules.labelsTakingWords?.includes(selected[0]!) === true;
+  if (!question.multiSelect && count > 1 && !labelWithWords) {
+    const words = rules.labelsTakingWords?.length
+      ? ` (only ${rules.labelsTakingWords.map((label) => `"${label}"`).join(', ')} may come with your own words)`
+      : '';
+    return `"${question.question}" takes a single answer, got ${count}${words}.`;
   }
   return { question: question.question, selected, ...(other !== undefined ? { other } : {}) };
 }
@@ -124,7 +133,7 @@ export function unansweredResult(questions: readonly Question[], waitedSeconds: 
   );
 }
 
-function formatSeconds(seconds: number): string {
+export function formatSeconds(seconds: number): string {
   if (seconds % 86_400 === 0) return `${seconds / 86_400} day(s)`;
   if (seconds % 3_600 === 0) return `${seconds / 3_600} hour(s)`;
   if (seconds % 60 === 0) return `${seconds / 60} minute(s)`;

@@ -62,6 +62,17 @@ export interface HostToolActivityInput {
   };
 }
 
+/**
+ * The local activity that asks a host tool's `needsApproval` function (`needs_approval: 'by_arguments'`) whether a
+ * call needs approval, on the worker, so that the answer is recorded in history. True when the worker has no such
+ * tool or the function throws: a call is asked about rather than run unasked.
+ */
+export const hostToolNeedsApprovalActivity = 'hostToolNeedsApproval';
+export interface HostToolApprovalCheck {
+  tool_name: string;
+  arguments: Record<string, unknown>;
+}
+
 /** ApplicationFailure type of a host tool call whose arguments its schema refuses: not retried. */
 export const invalidToolArguments = 'InvalidToolArguments';
 /** ApplicationFailure type of a host tool result over maxToolResultLength: not retried. */

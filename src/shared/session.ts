@@ -10,6 +10,7 @@ import type { Loop } from './tools/loops.js';
 import type { CronJob } from './tools/cron.js';
 import type { SessionEnvironment } from './model.js';
 import type { HostToolCatalogue } from './host-tools.js';
+import { approvalPolicySchema } from './approvals.js';
 
 /** Lifecycle of a session. `waiting_for_user` is reserved for askUser. */
 export const sessionStatuses = ['running', 'idle', 'waiting_for_user', 'completed', 'stopped', 'failed'] as const;
@@ -106,6 +107,11 @@ export const sessionInputSchema = lazy(() =>
     history_limit: z.number().int().min(100).max(10_000).optional(),
     /** A root session that ends once its work is done, as a sub-agent does (automation runs). */
     ends_when_done: z.boolean().optional(),
+    /**
+     * What a host tool call that needs approval does: `ask` the user (default), `allow` it, or `deny` it without asking
+     * (default of sessions that end when done, such as automation runs). Sub-agents inherit it.
+     */
+    approval: approvalPolicySchema().optional(),
   }),
 );
 export type SessionOptions = z.infer<ReturnType<typeof sessionInputSchema>>;

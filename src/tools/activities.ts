@@ -6,16 +6,25 @@ import {
   invalidToolArguments,
   maxToolResultLength,
   toolResultTooLarge,
+  hostToolNeedsApprovalActivity,
   type HostToolActivityInput,
+  type HostToolApprovalCheck,
 } from '../shared/host-tools.js';
 import type { HostTool, HostToolContext, ToolDefinition } from './define.js';
 import { toolDefaults } from './catalogue.js';
 
 type ToolActivity = (input: HostToolActivityInput) => Promise<unknown>;
 
-/** The activities that run a worker's host tools, one `tool:<name>` per tool, grouped by the task queue they are served on. */
-export function hostToolActivities(tools: readonly ToolDefinition[], defaultTaskQueue: string): Map<string, Record<string, ToolActivity>> {
-  const queues = new Map<string, Record<string, ToolActivity>>();
+/**
+ * The activities that run a worker's host tools, one `tool:<name>` per tool, grouped by the task queue they are served
+ * on; the session's queue also gets the local activity that asks a tool's `needsApproval` function about a call.
+ */
+export function hostToolActivities(
+  tools: readonly ToolDefinition[],
+  defaultTaskQueue: string,
+): Map<string, Record<string, (input: never) => Promise<unknown>>> {
+  const queues = new Map<string, Record<string, (input: never) => Promise<unknown>>>();
+  queues.set(defaultTaskQueue, { [hostToolNeedsApprovalActivity]: needsApprovalActivity(tools) });
   for (const tool of tools) {
     if (tool.kind !== 'arbor-host-tool') continue;
     const queue = tool.taskQueue ?? defaultTaskQueue;
@@ -24,6 +33,28 @@ export function hostToolActivities(tools: readonly ToolDefinition[], defaultTask
     queues.set(queue, activities);
   }
   return queues;
+}
+
+/**
+ * Whether a call needs approval, by the tool's own rule: `needsApproval` as a function gets the arguments its schema
+ * accepted. Arguments the schema refuses need none (the call is refused as it runs), and a tool this worker does not
+ * have, or a function that throws, is asked about.
+ */
+function needsApprovalActivity(tools: readonly ToolDefinition[]): (input: HostToolApprovalCheck) => Promise<boolean> {
+  return async ({ tool_name, arguments: args }) => {
+    const tool = tools.find((candidate) => candidate.name === tool_name);
+    if (!tool) return true;
+    const rule = tool.needsApproval;
+    if (typeof rule !== 'function') return rule === true;
+    if (tool.kind !== 'arbor-host-tool') return true;
+    const parsed = tool.input.safeParse(args ?? {});
+    if (!parsed.success) return false;
+    try {
+      return (await Promise.resolve(rule(parsed.data))) !== false;
+    } catch {
+      return true;
+    }
+  };
 }
 
 /**

@@ -1,4 +1,5 @@
 import { checkAnswers } from '../shared/answers.js';
+import { answerRulesOf } from '../shared/approvals.js';
 import { answerRequestSchema, type AnswerReceipt, type AnswerRequest } from '../shared/questions.js';
 import type { SessionState } from './session-state.js';
 
@@ -21,14 +22,14 @@ export function checkAnswerRequest(state: SessionState, request: AnswerRequest):
     throw new Error(`Session ${state.identity.session_id} has no question set ${question_set_id} waiting for an answer.`);
   }
   if (set.answers) throw new Error(`Question set ${question_set_id} has already been answered.`);
-  const check = checkAnswers(set.questions, answers);
+  const check = checkAnswers(set.questions, answers, answerRulesOf(set));
   if (!check.ok) throw new Error(check.error);
 }
 
 /** Records answers the validator accepted; the waiting askUser call picks them up. */
 export function acceptAnswers(state: SessionState, request: AnswerRequest): AnswerReceipt {
   const set = state.questions.find((candidate) => candidate.question_set_id === request.question_set_id);
-  const check = set && !set.answers ? checkAnswers(set.questions, request.answers) : undefined;
+  const check = set && !set.answers ? checkAnswers(set.questions, request.answers, answerRulesOf(set)) : undefined;
   // Validators do not run during replay, so the handler checks again rather than trusting them.
   if (!set || !check?.ok) throw new Error(`Question set ${request.question_set_id} cannot take these answers any more.`);
   set.answers = check.answers;

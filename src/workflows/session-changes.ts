@@ -43,8 +43,16 @@ const arborSessionV2Changes = ['continue-as-new-with-queued-messages', 'sub-agen
  * - `host-tools-taken-at-continue-as-new`: a run that continues a session (a carried run) begins with the local
  *   activity `describeHostTools` and takes the host tool catalogue the worker offers then, with a notice when it
  *   differs from the carried one. Asked only in carried runs, as they begin.
+ * - `host-tool-approval-asked`: a host tool call that needs approval (`needs_approval` true, or `by_arguments` and the
+ *   `hostToolNeedsApproval` local activity says so) asks the user, or is denied by the session's `deny` policy, before
+ *   its activity is scheduled; before, every call ran. Asked only as such a call is dispatched in a session whose
+ *   policy is not `allow` (which asks nobody, as before).
  */
-type LaterChange = 'first-turn-clock-starts-with-session' | 'continue-as-new-as-arborSessionV2' | 'host-tools-taken-at-continue-as-new';
+type LaterChange =
+  | 'first-turn-clock-starts-with-session'
+  | 'continue-as-new-as-arborSessionV2'
+  | 'host-tools-taken-at-continue-as-new'
+  | 'host-tool-approval-asked';
 
 export type SessionChange = (typeof arborSessionChanges)[number] | (typeof arborSessionV2Changes)[number] | LaterChange;
 

@@ -13,6 +13,7 @@ import { utf8Length } from '../shared/utf8.js';
 import type { TodoItem } from '../shared/tools/todo.js';
 import type { QuestionSet } from '../shared/tools/ask-user.js';
 import type { ResolvedAnswer } from '../shared/answers.js';
+import type { ApprovalPolicy } from '../shared/approvals.js';
 import { eventTextLimits } from '../shared/events.js';
 import type { TreeQuestionsChange } from '../shared/questions.js';
 import { EventLog, shorten } from './event-log.js';
@@ -42,6 +43,8 @@ export class SessionState {
   /** Set by stopConversation: the turn ends after this round's tool calls. */
   endTurnRequested = false;
   lastError: string | null = null;
+  /** What a host tool call that needs approval does (the session option `approval`, handed to sub-agents). */
+  approvalPolicy: ApprovalPolicy = 'ask';
   /** Question sets this session's askUser calls wait on; `answers` is set when the user has answered. */
   questions: (QuestionSet & { answers?: ResolvedAnswer[] })[] = [];
   /** Root sessions: the question sets pending anywhere below, as the asking sessions reported them. */

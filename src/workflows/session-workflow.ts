@@ -103,6 +103,8 @@ async function runSession(input: SessionInput): Promise<SessionResult> {
     { now: () => new Date(stampedAt ?? Date.now()), newId: uuid4 },
     input.carried,
   );
+  // Sessions that end when done (automation runs) run unattended: nobody is there to approve a call.
+  state.approvalPolicy = input.approval ?? (input.ends_when_done ? 'deny' : 'ask');
 
   setHandler(userMessageSignal, (message) => {
     // A malformed message is dropped here rather than failing the workflow; the client validates before sending.

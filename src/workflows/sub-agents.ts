@@ -110,6 +110,8 @@ export class SubAgents {
       max_depth: this.limits.maxDepth,
       max_children: this.limits.maxChildren,
       ...(this.limits.historyLimit !== undefined ? { history_limit: this.limits.historyLimit } : {}),
+      // Only when not the default, so the sub-agents of sessions without approvals start as they did.
+      ...(this.state.approvalPolicy !== 'ask' ? { approval: this.state.approvalPolicy } : {}),
       ...(request.system_prompt !== undefined ? { system_prompt: request.system_prompt } : {}),
       ...(request.max_turns !== undefined ? { max_tool_rounds: request.max_turns } : {}),
       ...(hasBuiltInChanges() ? { environment: environmentFor(this.state.settings, request.model) } : {}),

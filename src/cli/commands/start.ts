@@ -3,13 +3,23 @@ import { withClient } from '../with-client.js';
 import { createOutput } from '../output.js';
 import { collectList, isModulePath, toolModulePaths } from '../tool-modules.js';
 import { UsageError } from '../usage-error.js';
-import { connectionSettingsFrom, nonEmptyText, ownerId, positiveInteger, withConnectionFlags, type ConnectionFlags } from '../options.js';
+import {
+  approvalPolicy,
+  connectionSettingsFrom,
+  nonEmptyText,
+  ownerId,
+  positiveInteger,
+  withConnectionFlags,
+  type ConnectionFlags,
+} from '../options.js';
+import type { ApprovalPolicy } from '../../shared/approvals.js';
 
 export interface SessionFlags extends ConnectionFlags {
   title?: string;
   model?: string;
   maxToolRounds?: number;
   owner?: string;
+  approval?: ApprovalPolicy;
   json?: boolean;
   /** Tool names for the session, and (run, chat) modules of tool definitions for the in-process worker. */
   tools?: string[];
@@ -21,6 +31,7 @@ export function withSessionFlags(command: Command): Command {
     .option('--model <name>', "model for this session (default: the worker's ARBOR_MODEL)")
     .option('--max-tool-rounds <n>', 'model calls allowed in one turn', positiveInteger('--max-tool-rounds'))
     .option('--owner <id>', 'whose memories the session uses (default "default")', ownerId)
+    .option('--approval <policy>', 'host tool calls that need approval: ask (default), allow or deny', approvalPolicy)
     .option(
       '--tools <list>',
       'tools the session may use (built-in and host tools, comma-separated; default all); run and chat also take modules of tool definitions (a path) for their in-process worker',
@@ -36,6 +47,7 @@ export function sessionOptionsFrom(instruction: string, flags: SessionFlags) {
     ...(flags.model ? { model: flags.model } : {}),
     ...(flags.maxToolRounds ? { max_tool_rounds: flags.maxToolRounds } : {}),
     ...(flags.owner ? { owner: flags.owner } : {}),
+    ...(flags.approval ? { approval: flags.approval } : {}),
     ...(sessionToolNames(flags).length > 0 ? { tools: sessionToolNames(flags) } : {}),
   };
 }

@@ -18,6 +18,7 @@ import {
   type AutomationUpdateArgs,
 } from '../../shared/tools/automations.js';
 import type { SessionWorkflow } from '../../shared/workflow-types.js';
+import type { ApprovalPolicy } from '../../shared/approvals.js';
 import { scheduleSpecFor } from './schedule-spec.js';
 import { boundedQuery } from './query-failures.js';
 
@@ -30,6 +31,8 @@ interface AutomationMemo {
   start_local: string;
   recurrence: Automation['recurrence'];
   tools: string[];
+  /** The runs' approval policy; absent: `deny`. */
+  approval?: ApprovalPolicy;
 }
 
 const memoKey = 'arbor_automation';
@@ -52,6 +55,8 @@ export function createAutomations(client: Client, taskQueue: string) {
     owner: memo.owner,
     tools: memo.tools,
     ends_when_done: true,
+    // Nobody watches a scheduled run, so a call that needs approval is denied unless the automation says otherwise.
+    approval: memo.approval ?? 'deny',
   });
 
   const action = (automationId: string, memo: AutomationMemo): ScheduleOptionsStartWorkflowAction<SessionWorkflow> => ({
@@ -137,7 +142,7 @@ export function createAutomations(client: Client, taskQueue: string) {
   }
 
   return {
-    async create(owner: string, args: AutomationCreateArgs): Promise<Automation> {
+    async create(owner: string, args: AutomationCreateArgs & { approval?: ApprovalPolicy }): Promise<Automation> {
       const automationId = `${automationIdPrefix}${randomUUID()}`;
       const memo: AutomationMemo = { owner, ...args, tools: args.tools ?? [] };
       const { spec, once } = timing(memo);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from './define-tool.js';
+import type { ApprovalRequest } from '../approvals.js';
 
 export const maxHeaderLength = 12;
 
@@ -97,4 +98,6 @@ export interface QuestionSet {
   session_title: string;
   questions: Question[];
   asked_at: string;
+  /** Set when the set asks for approval of a host tool's call (one question: Approve, Deny, or the user's own words). */
+  approval?: ApprovalRequest;
 }

@@ -1,9 +1,10 @@
 import { CancellationScope, condition, getExternalWorkflowHandle, uuid4 } from '@temporalio/workflow';
-import { answeredResult, unansweredResult } from '../../shared/answers.js';
+import { answeredResult, unansweredResult, type ResolvedAnswer } from '../../shared/answers.js';
+import type { ApprovalRequest } from '../../shared/approvals.js';
 import { treeQuestionsSignal } from '../../shared/messages.js';
 import type { TreeQuestionsChange } from '../../shared/questions.js';
 import type { ToolArgs } from '../../shared/tools/define-tool.js';
-import type { askUser, QuestionSet } from '../../shared/tools/ask-user.js';
+import type { askUser, Question, QuestionSet } from '../../shared/tools/ask-user.js';
 import type { SessionState } from '../session-state.js';
 import type { ToolContext } from './tool-context.js';
 
@@ -11,14 +12,31 @@ import type { ToolContext } from './tool-context.js';
  * Asks the user and waits, durably, for the answers (or the deployment's question timeout). Only this session
  * pauses; its root is told, so the root's snapshot lists the question set for whoever steers the tree.
  */
-export async function askQuestions(args: ToolArgs<typeof askUser>, { state, reportStatus }: ToolContext): Promise<string> {
+export async function askQuestions(args: ToolArgs<typeof askUser>, context: ToolContext): Promise<string> {
+  const outcome = await askAndWait(args.questions, context);
+  return outcome.answered ? answeredResult(outcome.answers) : unansweredResult(args.questions, outcome.waitedSeconds);
+}
+
+export type AskOutcome = { answered: true; answers: ResolvedAnswer[] } | { answered: false; waitedSeconds: number };
+
+/**
+ * askUser's machinery, which an approval before a host tool's call uses too (`approval` marks its set): the set is
+ * listed in this session's and its root's pending questions, answered by the `answerQuestions` update, and waited
+ * for on a durable condition bounded by the deployment's question timeout.
+ */
+export async function askAndWait(
+  questions: Question[],
+  { state, reportStatus }: Pick<ToolContext, 'state' | 'reportStatus'>,
+  approval?: ApprovalRequest,
+): Promise<AskOutcome> {
   const { identity } = state;
   const set: QuestionSet = {
     question_set_id: uuid4(),
     session_id: identity.session_id,
     session_title: identity.title,
-    questions: args.questions,
+    questions,
     asked_at: new Date().toISOString(),
+    ...(approval ? { approval } : {}),
   };
   state.questions.push(set);
   reportStatus('waiting_for_user');
@@ -32,9 +50,9 @@ export async function askQuestions(args: ToolArgs<typeof askUser>, { state, repo
     const answers = answersFor(state, set.question_set_id);
     if (!answeredInTime || !answers) {
       state.events.emit({ type: 'questions_expired', question_set_id: set.question_set_id });
-      return unansweredResult(set.questions, Math.round((Date.now() - asked) / 1000));
+      return { answered: false, waitedSeconds: Math.round((Date.now() - asked) / 1000) };
     }
-    return answeredResult(answers);
+    return { answered: true, answers };
   } finally {
     state.questions = state.questions.filter((pending) => pending.question_set_id !== set.question_set_id);
     if (state.questions.length === 0 && state.status === 'waiting_for_user') reportStatus('running');

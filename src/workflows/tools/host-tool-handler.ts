@@ -24,7 +24,7 @@ export function runHostTool(tool: HostToolEntry, rawArgs: unknown, argumentsText
     throw new ToolError(`Arguments for ${tool.name} must be a JSON object.`);
   }
   const args = rawArgs as Record<string, unknown>;
-  return approveHostToolCall(tool, args, context).then((decision) => {
+  return approveHostToolCall(tool, args, argumentsText, context).then((decision) => {
     if (!decision.approved) throw new ToolError(decision.reason);
     return scheduleCall(tool, args, argumentsText, context);
   });
