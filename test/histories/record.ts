@@ -271,6 +271,43 @@ try {
     },
     { tools: [lookupOrder] },
   );
+  // Recorded with approval before host tool calls (change host-tool-approval-asked): a round of two calls of a tool
+  // whose needsApproval function asks the worker (a local activity each) and approves the small refund by itself,
+  // the large one approved by the user; then a call of a tool that always asks, denied with a reason.
+  const refund = defineHostTool({
+    name: 'refund',
+    description: 'Refunds an order.',
+    input: z.object({ order_id: z.string(), eur: z.number() }),
+    needsApproval: ({ eur }) => eur > 100,
+    run: ({ order_id, eur }) => `refunded ${eur} EUR on ${order_id}`,
+  });
+  const wireMoney = defineHostTool({
+    name: 'wire_money',
+    description: 'Wires money.',
+    input: z.object({ to: z.string(), eur: z.number() }),
+    needsApproval: true,
+    run: ({ to, eur }) => ({ to, wired: eur }),
+  });
+  const answerApproval = async (session: SessionHandle, answers: Record<string, unknown>) => {
+    for (let tries = 0; (await session.pendingQuestions()).length === 0; tries++) {
+      if (tries > 200) throw new Error('no approval was asked');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    await session.answer(answers as Parameters<SessionHandle['answer']>[0]);
+  };
+  await record(
+    'host-tool-approval',
+    'demo',
+    { instruction: '/tool refund {"order_id": "A1", "eur": 20}\n/tool refund {"order_id": "A2", "eur": 500}' },
+    async (session) => {
+      await answerApproval(session, { Approval: 'Approve' });
+      await session.waitUntilIdle();
+      const id = await session.send('/tool wire_money {"to": "NL01", "eur": 900}');
+      await answerApproval(session, { Approval: ['Deny', { other: 'not that account' }] });
+      await session.waitUntilIdle({ messageId: id });
+    },
+    { tools: [refund, wireMoney] },
+  );
   // A session of an older type, with a sub-agent behind it, talks past history_limit: its first run continues as new
   // as arborSessionV2 (the change that lets it), and the next run answers a turn more.
   for (const type of [previousSessionWorkflowType, legacySessionWorkflowType]) {

@@ -53,6 +53,15 @@ describe('committed histories', () => {
     expect(types).toContain('tool:lookup_order');
   });
 
+  it('include a session whose host tool calls asked for approval, the worker deciding for some by their arguments', async () => {
+    const histories = await committedHistories();
+    const approval = histories.find((entry) => entry.workflowId === `${sessionWorkflowType}/host-tool-approval.json`)!;
+    const text = JSON.stringify(approval.history);
+    expect(text).toContain(Buffer.from(JSON.stringify({ id: 'host-tool-approval-asked', deprecated: false })).toString('base64'));
+    const events = approval.history.events as { workflowExecutionUpdateAcceptedEventAttributes?: unknown }[];
+    expect(events.filter((event) => event.workflowExecutionUpdateAcceptedEventAttributes)).toHaveLength(2);
+  });
+
   it('replay with today’s workflow code without nondeterminism', async () => {
     const histories = await committedHistories();
     const results = [];

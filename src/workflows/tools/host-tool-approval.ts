@@ -44,7 +44,11 @@ export function approveHostToolCall(
   return needed.then((needs) => {
     if (!needs) return approved;
     if (policy === 'deny') return { approved: false, reason: deniedByPolicy(tool.name) };
-    return askTheUser(tool, argumentsText, context);
+    // One microtask later, so that asking issues its first command (the status upsert) as many steps after the
+    // decision as an approved call's activity is scheduled (through runHostTool's `then`). The decisions of a round's
+    // calls that ask the worker resolve in one activation on replay but may resolve in several live: at equal depth,
+    // their commands keep the order of the decisions either way.
+    return Promise.resolve().then(() => askTheUser(tool, argumentsText, context));
   });
 }
 
