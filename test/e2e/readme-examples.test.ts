@@ -68,6 +68,20 @@ describe('the README', () => {
     expect(result.stdout).toContain('lookup_order answered: {"order_id":"A1","status":"shipped","items":2}');
   });
 
+  it('has an approval example whose refund over 100 EUR is asked about, denied with a reason, and never runs', async () => {
+    const script = `${scratch}/approval.ts`;
+    await writeFile(script, await readmeExample('### Approval before a call'));
+    const own = devServerSettings();
+    const result = await runScript(script, { TEMPORAL_ADDRESS: own.address, ARBOR_TASK_QUEUE: own.taskQueue }, 120_000);
+    expect(result.stderr, result.stderr).not.toMatch(/\[(WARN|ERROR)\]/);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('May refund run with {"order_id": "A1", "eur": 250}?');
+    expect(result.stdout).toContain(
+      'Error: The user denied the call to refund, so it did not run. They said: "refunds over 100 EUR go through finance"',
+    );
+    expect(result.stdout).not.toContain('refunded 250 EUR');
+  });
+
   it('says the package entry points are the files the map names', async () => {
     const manifest = JSON.parse(await readFile(`${root}package.json`, 'utf8'));
     expect(manifest.exports['.'].default).toBe('./dist/index.js');
