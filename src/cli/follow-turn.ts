@@ -51,6 +51,7 @@ export async function followTurn(session: SessionHandle, output: Output, options
                 session_title: from.title,
                 questions: event.questions,
                 asked_at: event.at,
+                ...(event.approval ? { approval: event.approval } : {}),
               },
             ],
             stop.signal,

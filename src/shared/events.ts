@@ -1,4 +1,5 @@
 import type { ResolvedAnswer } from './answers.js';
+import type { ApprovalRequest } from './approvals.js';
 import type { SessionStatus } from './session.js';
 import type { Question } from './tools/ask-user.js';
 import type { TodoItem } from './tools/todo.js';
@@ -12,7 +13,7 @@ export type SessionEventBody =
   | { type: 'message'; role: 'user' | 'assistant'; content: string; truncated?: true }
   | { type: 'tool_call'; tool_call_id: string; name: string; arguments: string; truncated?: true }
   | { type: 'tool_result'; tool_call_id: string; name: string; content: string; is_error: boolean; truncated?: true }
-  | { type: 'questions_asked'; question_set_id: string; questions: Question[] }
+  | { type: 'questions_asked'; question_set_id: string; questions: Question[]; approval?: ApprovalRequest }
   | { type: 'questions_answered'; question_set_id: string; answers: ResolvedAnswer[] }
   | { type: 'questions_expired'; question_set_id: string }
   | { type: 'sub_agent_started'; sub_session_id: string; title: string; mode: 'async' | 'sync' }

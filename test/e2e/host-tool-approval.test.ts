@@ -152,6 +152,7 @@ describe('approval before a host tool call (dev server, fake model, the CLI as a
     expect(asked).toMatchObject({
       question_set_id: set.question_set_id,
       questions: [expect.objectContaining({ question: wireQuestion(args) })],
+      approval: { tool_name: 'wire_money', arguments: JSON.stringify(args) },
     });
     expect(events.find((event) => event.type === 'questions_answered')).toMatchObject({
       question_set_id: set.question_set_id,

@@ -40,7 +40,12 @@ export async function askAndWait(
   };
   state.questions.push(set);
   reportStatus('waiting_for_user');
-  state.events.emit({ type: 'questions_asked', question_set_id: set.question_set_id, questions: set.questions });
+  state.events.emit({
+    type: 'questions_asked',
+    question_set_id: set.question_set_id,
+    questions: set.questions,
+    ...(approval ? { approval } : {}),
+  });
   await tellRoot(state, { kind: 'asked', question_set: set, ancestor_session_ids: identity.ancestor_session_ids });
   const asked = Date.now();
   try {
