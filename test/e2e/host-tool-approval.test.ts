@@ -263,6 +263,25 @@ describe('approval before a host tool call (dev server, fake model, the CLI as a
     }
   });
 
+  it('runs the call in the runs of an automation created with arbor automations create --approval allow', async () => {
+    const prompt = `Allowed automated payment ${randomUUID()}`;
+    const args = { to: `LU-${randomUUID()}`, eur: 8 };
+    model.script(prompt, call('wire_money', args), { content: 'Automation paid.' });
+    const owner = `approval-${randomUUID().slice(0, 8)}`;
+    const flags = ['--owner', owner, '--title', 'Pay', '--prompt', prompt, '--start', '2099-01-01T09:00', '--tools', 'wire_money'];
+    const created = await runCli(['automations', 'create', ...flags, '--approval', 'allow', '--json'], cliEnv);
+    expect(created.code, created.stderr).toBe(0);
+    const automationId = JSON.parse(created.stdout).automation_id as string;
+    const automations = client.automations(owner);
+    try {
+      const { run_id } = await automations.run(automationId);
+      expect(await automations.waitRun(run_id, 60_000)).toMatchObject({ status: 'completed', final_message: 'Automation paid.' });
+      expect(ran['wire_money']).toContainEqual(args);
+    } finally {
+      await automations.delete(automationId);
+    }
+  });
+
   it('asks only about the calls its needsApproval function picks, evaluated on the worker', async () => {
     const instruction = `Refunds ${randomUUID()}`;
     const small = { order_id: `S-${randomUUID()}`, eur: 20 };

@@ -1,7 +1,8 @@
 import { Command, InvalidArgumentError } from 'commander';
 import type { Automation } from '../../shared/tools/automations.js';
 import { createOutput } from '../output.js';
-import { connectionSettingsFrom, nonEmptyText, ownerId, withConnectionFlags, type ConnectionFlags } from '../options.js';
+import { approvalPolicy, connectionSettingsFrom, nonEmptyText, ownerId, withConnectionFlags, type ConnectionFlags } from '../options.js';
+import type { ApprovalPolicy } from '../../shared/approvals.js';
 import { withClient } from '../with-client.js';
 
 interface AutomationFlags extends ConnectionFlags {
@@ -42,9 +43,18 @@ const create = withAutomationFlags(new Command('create').description('create an 
   .option('--timezone <zone>', 'IANA time zone', 'UTC')
   .option('--recurrence <kind>', 'none, hourly, daily, weekly, monthly or yearly', 'none')
   .option('--tools <names>', 'comma-separated built-in tools the runs may use (default none)')
+  .option('--approval <policy>', 'host tool calls that need approval: deny (default: nobody watches a run), allow or ask', approvalPolicy)
   .action(
     async (
-      flags: AutomationFlags & { title: string; prompt: string; start: string; timezone: string; recurrence: string; tools?: string },
+      flags: AutomationFlags & {
+        title: string;
+        prompt: string;
+        start: string;
+        timezone: string;
+        recurrence: string;
+        tools?: string;
+        approval?: ApprovalPolicy;
+      },
     ) => {
       const output = createOutput(Boolean(flags.json));
       await withClient(connectionSettingsFrom(flags), async (client) => {
@@ -54,6 +64,7 @@ const create = withAutomationFlags(new Command('create').description('create an 
           start_local: flags.start,
           timezone: flags.timezone,
           recurrence: flags.recurrence,
+          ...(flags.approval ? { approval: flags.approval } : {}),
           ...(flags.tools
             ? {
                 tools: flags.tools
