@@ -18,6 +18,7 @@ import {
   startChild,
   workflowInfo,
 } from '@temporalio/workflow';
+import { hostToolActivityType, type HostToolActivityInput, type HostToolEntry } from '../src/shared/host-tools.js';
 
 export const bareMessageSignal = defineSignal<[string]>('bareMessage');
 export const bareTurnsQuery = defineQuery<number>('bareTurns');
@@ -94,6 +95,109 @@ export async function bareToolTurnWorkflow(input: BareToolTurnInput): Promise<vo
     const info = workflowInfo();
     if (inbox.length === 0 && (info.continueAsNewSuggested || info.historyLength >= input.historyLimit)) {
       await continueAsNew<typeof bareToolTurnWorkflow>({ ...input, turns, inbox });
+    }
+  }
+}
+
+/* ---------- A turn with a host tool call (bench/host-tools.ts) ---------- */
+
+export interface BareHostToolTurn {
+  text: string;
+  /** The benchmark's iteration, so the floor's model call can send the request the session sent for it. */
+  iteration: number;
+}
+
+export const bareHostToolTurnSignal = defineSignal<[BareHostToolTurn]>('bareHostToolTurn');
+
+/** A model call of the host tool floor: the step of the turn (0 first), and the results of the round before it. */
+export interface FloorModelCallInput {
+  text: string;
+  iteration: number;
+  step: number;
+  tool_results?: { tool_call_id: string; content: string }[];
+}
+
+export interface FloorModelReply {
+  content: string | null;
+  tool_calls: { id: string; name: string; arguments: string }[];
+}
+
+const { floorModelCall } = proxyActivities<{ floorModelCall(input: FloorModelCallInput): Promise<FloorModelReply> }>({
+  // Arbor's model-call options.
+  startToCloseTimeout: '5 minutes',
+  heartbeatTimeout: '15 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 10 },
+});
+
+export interface BareHostToolInput {
+  /** The host tool's catalogue entry: its calls are scheduled with its options, as a session schedules them. */
+  tool: HostToolEntry;
+  owner: string;
+  /** Continue as new after a turn once the history is this long, as an Arbor session does. */
+  historyLimit: number;
+  turns?: number;
+  inbox?: BareHostToolTurn[];
+}
+
+/**
+ * A turn's work in bare code: a model call, the host tool's activity (`tool:<name>`, the same implementation and
+ * input a session gives it, with the catalogue entry's options and a summary) for each call the model asked for, and
+ * the model call after them.
+ */
+export async function bareHostToolWorkflow(input: BareHostToolInput): Promise<void> {
+  const inbox: BareHostToolTurn[] = [...(input.inbox ?? [])];
+  let turns = input.turns ?? 0;
+  setHandler(bareHostToolTurnSignal, (turn) => void inbox.push(turn));
+  setHandler(bareTurnsQuery, () => turns);
+  const { tool } = input;
+  const activities = proxyActivities<Record<string, (input: HostToolActivityInput) => Promise<unknown>>>({
+    startToCloseTimeout: tool.start_to_close_timeout_ms,
+    scheduleToStartTimeout: tool.schedule_to_start_timeout_ms,
+    ...(tool.heartbeat_timeout_ms !== undefined ? { heartbeatTimeout: tool.heartbeat_timeout_ms } : {}),
+    retry: {
+      maximumAttempts: tool.retry.maximum_attempts,
+      initialInterval: tool.retry.initial_interval_ms,
+      backoffCoefficient: tool.retry.backoff_coefficient,
+      maximumInterval: tool.retry.maximum_interval_ms,
+    },
+  });
+  const run = activities[hostToolActivityType(tool.name)]!;
+  const { workflowId } = workflowInfo();
+  for (;;) {
+    await condition(() => inbox.length > 0);
+    const turn = inbox.shift()!;
+    const reply = await floorModelCall({ text: turn.text, iteration: turn.iteration, step: 0 });
+    if (reply.tool_calls.length > 0) {
+      const results = await Promise.all(
+        reply.tool_calls.map((call, index) =>
+          run.executeWithOptions({ summary: `${tool.name}: ${call.arguments}` }, [
+            {
+              arguments: JSON.parse(call.arguments) as Record<string, unknown>,
+              context: {
+                session_id: workflowId,
+                root_session_id: workflowId,
+                owner: input.owner,
+                tool_call_id: call.id,
+                idempotency_key: `${workflowId}/turn-${turns + 1}/round-1/call-${index + 1}`,
+              },
+            },
+          ]),
+        ),
+      );
+      await floorModelCall({
+        text: turn.text,
+        iteration: turn.iteration,
+        step: 1,
+        tool_results: results.map((result, index) => ({
+          tool_call_id: reply.tool_calls[index]!.id,
+          content: typeof result === 'string' ? result : JSON.stringify(result ?? null),
+        })),
+      });
+    }
+    turns += 1;
+    const info = workflowInfo();
+    if (inbox.length === 0 && (info.continueAsNewSuggested || info.historyLength >= input.historyLimit)) {
+      await continueAsNew<typeof bareHostToolWorkflow>({ ...input, turns, inbox });
     }
   }
 }

@@ -33,6 +33,9 @@ import { locateBinary, locateBinaryPath, toSdkExecutable } from '../src/temporal
 import { devServerTuning } from '../src/temporal/dev-server.js';
 import { workflowBundlerOptions } from '../src/worker/workflow-code.js';
 import { FakeOpenAI, type FakeReply, type RecordedRequest } from '../test/support/fake-openai.js';
+import { buildCatalogue } from '../src/tools/catalogue.js';
+import { hostToolActivities } from '../src/tools/activities.js';
+import type { ToolDefinition } from '../src/tools/define.js';
 
 export type ServerVariant = 'in-memory' | 'sqlite';
 
@@ -200,25 +203,40 @@ export function floorWorkflowBundle(): Promise<WorkflowBundleWithSourceMap> {
   return floorBundle;
 }
 
-/** A worker of Arbor's sessions on `taskQueue`, with Arbor's own activities talking to the fake model. */
+/**
+ * A worker of Arbor's sessions on `taskQueue`, with Arbor's own activities talking to the fake model. With `tools`
+ * (host tools without a task queue of their own), it offers their catalogue and runs their `tool:<name>` activities,
+ * as `createArborWorker({ tools })` does.
+ */
 export async function createArborBenchWorker(
   env: TestWorkflowEnvironment,
   model: FakeModel,
   taskQueue: string,
-  options: { worker?: Partial<WorkerOptions>; activities?: Partial<ActivityDependencies>; searchAttributes?: boolean } = {},
+  options: {
+    worker?: Partial<WorkerOptions>;
+    activities?: Partial<ActivityDependencies>;
+    searchAttributes?: boolean;
+    tools?: readonly ToolDefinition[];
+  } = {},
 ): Promise<Worker> {
   const searchAttributes = options.searchAttributes === false ? { searchAttributes: false } : {};
+  const tools = options.tools ?? [];
+  const hostTools = tools.length > 0 ? { hostTools: buildCatalogue(tools) } : {};
   return Worker.create({
     connection: env.nativeConnection,
     taskQueue,
     workflowBundle: await arborWorkflowBundle(),
-    activities: createActivities({
-      client: env.client,
-      model: model.settings,
-      search: { engines: [] },
-      ...searchAttributes,
-      ...options.activities,
-    }),
+    activities: {
+      ...createActivities({
+        client: env.client,
+        model: model.settings,
+        search: { engines: [] },
+        ...searchAttributes,
+        ...hostTools,
+        ...options.activities,
+      }),
+      ...hostToolActivities(tools, taskQueue).get(taskQueue),
+    },
     ...options.worker,
   });
 }
