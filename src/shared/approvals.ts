@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { answerText, formatSeconds, type AnswerRules, type ResolvedAnswer } from './answers.js';
 import type { Question, QuestionSet } from './tools/ask-user.js';
 
+export type { ApprovalRequest } from './approval-request.js';
+
 /**
  * Approval before a host tool's call: a tool that needs it (`needsApproval`) asks the user with a question set of
  * one question, through askUser's machinery, unless the session's policy says otherwise. Both sides read these: the
@@ -21,14 +23,6 @@ export const labelsTakingWords: readonly string[] = [denyLabel];
 /** How a question set's answers are checked: askUser's rules, and for an approval, Deny may come with a reason. */
 export function answerRulesOf(set: Pick<QuestionSet, 'approval'>): AnswerRules {
   return set.approval ? { labelsTakingWords } : {};
-}
-
-/** What the question set of an approval records about the call it asks for. */
-export interface ApprovalRequest {
-  tool_name: string;
-  tool_call_id: string;
-  /** The model's arguments as JSON text, shortened for display. */
-  arguments: string;
 }
 
 const maxShownArguments = 600;

@@ -1,5 +1,5 @@
 import type { ResolvedAnswer } from './answers.js';
-import type { ApprovalRequest } from './approvals.js';
+import type { ApprovalRequest } from './approval-request.js';
 import type { SessionStatus } from './session.js';
 import type { Question } from './tools/ask-user.js';
 import type { TodoItem } from './tools/todo.js';

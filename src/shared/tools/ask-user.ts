@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from './define-tool.js';
-import type { ApprovalRequest } from '../approvals.js';
+import type { ApprovalRequest } from '../approval-request.js';
 
 export const maxHeaderLength = 12;
 

@@ -1,6 +1,6 @@
 import { CancellationScope, condition, getExternalWorkflowHandle, uuid4 } from '@temporalio/workflow';
 import { answeredResult, unansweredResult, type ResolvedAnswer } from '../../shared/answers.js';
-import type { ApprovalRequest } from '../../shared/approvals.js';
+import type { ApprovalRequest } from '../../shared/approval-request.js';
 import { treeQuestionsSignal } from '../../shared/messages.js';
 import type { TreeQuestionsChange } from '../../shared/questions.js';
 import type { ToolArgs } from '../../shared/tools/define-tool.js';
