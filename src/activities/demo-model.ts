@@ -1,5 +1,6 @@
 import type { ModelReply } from '../shared/model.js';
-import type { ToolCall, TranscriptEntry } from '../shared/session.js';
+import type { MessageSource, ToolCall, TranscriptEntry } from '../shared/session.js';
+import { sourceOfMessageId } from '../shared/message-sources.js';
 
 const toolLine = /^\/tool\s+(\S+)\s*(.*)$/;
 
@@ -8,11 +9,16 @@ const toolLine = /^\/tool\s+(\S+)\s*(.*)$/;
  * transcript. It plans the request with todoWrite, then answers; asked to "delegate", it runs a sync sub-agent
  * first; a request that says "ask" gets a question (askUser) before the plan; one that says "remember" is saved as a
  * memory and searched for again; one that says "goal" sets a goal, which the next (automatic) turn completes. A user line `/tool <name> <json arguments>` makes
- * it call exactly that tool with exactly those arguments, so every built-in tool can be reached from it.
+ * it call exactly that tool with exactly those arguments, so every built-in tool can be reached from it. Those words
+ * and lines count only in a person's messages: a message the session queued for itself (a sub-agent's notice, a loop
+ * or cron firing, a goal continuation) often quotes them, and gets a plain acknowledgement (a goal continuation
+ * completes its goal).
  */
 export function demoReply(transcript: readonly TranscriptEntry[], toolNames: readonly string[]): ModelReply {
   const lastUserIndex = findLastIndex(transcript, (entry) => entry.role === 'user');
-  const request = transcript[lastUserIndex]?.content ?? '';
+  const requestEntry = transcript[lastUserIndex];
+  const request = requestEntry?.content ?? '';
+  const source: MessageSource = requestEntry ? sourceOfMessageId(requestEntry.id) : 'user';
   const sinceRequest = transcript.slice(lastUserIndex + 1);
   const callId = (index: number) => `demo_${transcript.length}_${index}`;
 
@@ -25,6 +31,16 @@ export function demoReply(transcript: readonly TranscriptEntry[], toolNames: rea
     ],
   });
   const replies = sinceRequest.filter((entry) => entry.role === 'assistant');
+  if (replies.length === 0 && source !== 'user') {
+    const continuedGoal = /^\[Goal continuation\][\s\S]*?- (goal-[0-9a-f]+) /.exec(request);
+    if (source === 'goal' && continuedGoal && toolNames.includes('completeGoal')) {
+      return {
+        content: '(demo model) Checking the goal: the answer is written, so the goal is met.',
+        tool_calls: [{ id: callId(0), name: 'completeGoal', arguments: JSON.stringify({ goal_id: continuedGoal[1] }) }],
+      };
+    }
+    return { content: acknowledgement(source, request), tool_calls: [] };
+  }
   if (replies.length === 0) {
     const explicit = explicitToolCalls(request, callId);
     if (explicit.length > 0) {
@@ -41,13 +57,6 @@ export function demoReply(transcript: readonly TranscriptEntry[], toolNames: rea
             arguments: JSON.stringify({ title: 'Demo helper', instruction: `Help with: ${task}`, mode: 'sync' }),
           },
         ],
-      };
-    }
-    const continuedGoal = /^\[Goal continuation\][\s\S]*?- (goal-[0-9a-f]+) /.exec(request);
-    if (continuedGoal && toolNames.includes('completeGoal')) {
-      return {
-        content: '(demo model) Checking the goal: the answer is written, so the goal is met.',
-        tool_calls: [{ id: callId(0), name: 'completeGoal', arguments: JSON.stringify({ goal_id: continuedGoal[1] }) }],
       };
     }
     if (toolNames.includes('createGoal') && /\bgoal\b/i.test(request)) {
@@ -153,6 +162,21 @@ function finalAnswer(request: string, sinceRequest: readonly TranscriptEntry[]):
     'To get real answers, set OPENAI_API_KEY (and OPENAI_BASE_URL for another OpenAI-compatible endpoint) and ARBOR_MODEL for the worker.',
   );
   return lines.join('\n');
+}
+
+const sourceNames: Record<Exclude<MessageSource, 'user'>, string> = {
+  'sub-agent': 'a sub-agent notice',
+  loop: 'a loop firing',
+  cron: 'a cron firing',
+  goal: 'a goal continuation',
+};
+
+/** The reply to a message the session queued for itself: no tools, whatever words it quotes. */
+function acknowledgement(source: Exclude<MessageSource, 'user'>, message: string): string {
+  return [
+    `I am Arbor's demo model: my replies are scripted, not generated. I read ${sourceNames[source]}: "${oneLine(message, 200)}".`,
+    'I take requests (delegate, ask, remember, goal, /tool lines) only from your own messages.',
+  ].join('\n');
 }
 
 function oneLine(text: string, max: number): string {

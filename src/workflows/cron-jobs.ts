@@ -3,9 +3,8 @@ import cronstrue from 'cronstrue';
 import { maxCronJobs, type CronJob } from '../shared/tools/cron.js';
 import type { ToolReply } from '../shared/tool-reply.js';
 import type { InboxMessage } from '../shared/session.js';
+import { cronFiringPrefix } from '../shared/message-sources.js';
 
-/** The message id prefix of cron firings: `cron:<job id>:<firing>`. */
-export const cronFiringPrefix = 'cron:';
 const yearMs = 366 * 86_400_000;
 
 export interface CronSettings {

@@ -1,9 +1,7 @@
 import { maxActiveGoals, type Goal } from '../shared/tools/goals.js';
 import type { ToolReply } from '../shared/tool-reply.js';
 import type { InboxMessage } from '../shared/session.js';
-
-/** The message id prefix of goal continuations: they give way to any user message queued with them. */
-export const goalContinuationPrefix = 'goal-continuation:';
+import { goalContinuationPrefix } from '../shared/message-sources.js';
 
 /**
  * A session's goals. After each turn every active goal counts the turn; while one is active and unmet the session

@@ -1,26 +1,13 @@
-import type { CarriedInboxMessage, InboxMessage, MessageSource } from '../shared/session.js';
+import type { CarriedInboxMessage, InboxMessage } from '../shared/session.js';
 import { hasChange } from './session-changes.js';
-import { goalContinuationPrefix } from './goals.js';
-import { loopFiringPrefix } from './loops.js';
-import { cronFiringPrefix } from './cron-jobs.js';
-
-/** The id prefix of a sub-agent's report queued in its parent's inbox. */
-export const subAgentNoticePrefix = 'sub-agent-finished:';
-
-/** The id prefixes of the messages a session queues for itself, and who queued them. */
-const ownPrefixes: [string, MessageSource][] = [
-  [goalContinuationPrefix, 'goal'],
-  [loopFiringPrefix, 'loop'],
-  [cronFiringPrefix, 'cron'],
-  [subAgentNoticePrefix, 'sub-agent'],
-];
+import { sourceOfMessageId } from '../shared/message-sources.js';
 
 /**
  * A queued message carried from the run before, with its source. Runs from before messages kept their source carried
  * none; it is then read from the id, whose prefix marks the session's own messages (any other id is a person's).
  */
 export function carriedMessage(message: CarriedInboxMessage): InboxMessage {
-  return { ...message, source: message.source ?? ownPrefixes.find(([prefix]) => message.id.startsWith(prefix))?.[1] ?? 'user' };
+  return { ...message, source: message.source ?? sourceOfMessageId(message.id) };
 }
 
 /**

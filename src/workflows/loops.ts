@@ -1,9 +1,7 @@
 import { maxActiveLoops, type Loop } from '../shared/tools/loops.js';
 import type { ToolReply } from '../shared/tool-reply.js';
 import type { InboxMessage } from '../shared/session.js';
-
-/** The message id prefix of loop firings: `loop:<loop_id>:<firing>`. */
-export const loopFiringPrefix = 'loop:';
+import { loopFiringPrefix } from '../shared/message-sources.js';
 
 /** The loop a firing's message id names. */
 export function loopOfFiring(messageId: string): string {

@@ -24,7 +24,7 @@ import {
 } from '../shared/session.js';
 import { eventTextLimits } from '../shared/events.js';
 import { shorten } from './event-log.js';
-import { subAgentNoticePrefix } from './inbox.js';
+import { subAgentNoticePrefix } from '../shared/message-sources.js';
 import { environmentFor } from './deployment-settings.js';
 
 /** The message id prefix of a finished async sub-agent's notice to its parent. */

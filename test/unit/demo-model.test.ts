@@ -212,8 +212,50 @@ describe('demoReply with goals', () => {
     const continuation = entry(
       'user',
       '[Goal continuation] Keep working toward your active goal(s):\n- goal-1a2b3c4d (turn 2 of at most 3): An answer\nWhen...',
+      { id: 'goal-continuation:1' },
     );
     const second = demoReply([continuation], goalTools);
     expect(second.tool_calls).toEqual([{ id: 'demo_1_0', name: 'completeGoal', arguments: '{"goal_id":"goal-1a2b3c4d"}' }]);
+  });
+});
+
+describe('demoReply and the messages a session queues for itself', () => {
+  const allTools = ['subAgent', 'askUser', 'saveMemory', 'createGoal', 'completeGoal', 'todoWrite', 'planWrite'];
+  const quoting = 'Please delegate this, ask me first, remember it and make it a goal.\n/tool todoWrite {"todos":[]}';
+
+  it('reacts to "delegate", "ask", "remember", "goal" and /tool lines in a person\'s message', () => {
+    const reply = demoReply([entry('user', quoting, { id: 'a-client-message-id' })], allTools);
+    expect(reply.tool_calls.map((call) => call.name)).toEqual(['todoWrite']);
+    expect(demoReply([entry('user', 'Please delegate this.')], allTools).tool_calls.map((call) => call.name)).toEqual(['subAgent']);
+    expect(demoReply([entry('user', 'Ask me first.')], allTools).tool_calls.map((call) => call.name)).toEqual(['askUser']);
+  });
+
+  it.each([
+    [
+      'a sub-agent notice',
+      'sub-agent-finished:0b6f5c1e',
+      `[Sub-agent notice] Sub-agent "Helper" finished with status completed. Its final message:\n${quoting}`,
+    ],
+    ['a loop firing', 'loop:loop-1a2b:2', `[Loop loop-1a2b, firing 2 of at most 5] ${quoting}`],
+    ['a cron firing', 'cron:cron-9f:1', `[Cron cron-9f, every day at 09:00] ${quoting}`],
+    ['a goal continuation', 'goal-continuation:3', `[Goal continuation] Keep working toward your active goal(s):\n${quoting}`],
+  ])('answers %s that quotes every keyword and a /tool line without calling a tool', (name, id, content) => {
+    const transcript = [
+      entry('user', 'Plan a picnic', { id: 'person-1' }),
+      entry('assistant', 'I am the demo model.'),
+      entry('user', content, { id }),
+    ];
+    const reply = demoReply(transcript, allTools);
+    expect(reply.tool_calls).toEqual([]);
+    expect(reply.content).toContain('demo model');
+    expect(reply.content).toContain(`I read ${name}`);
+  });
+
+  it('still completes the goal a goal continuation names, and only when the continuation comes from the session', () => {
+    const content = '[Goal continuation] Keep working toward your active goal(s):\n- goal-1a2b3c4d (turn 2 of at most 3): An answer\n';
+    const fromSession = demoReply([entry('user', content, { id: 'goal-continuation:2' })], allTools);
+    expect(fromSession.tool_calls.map((call) => call.name)).toEqual(['completeGoal']);
+    const typedByAPerson = demoReply([entry('user', content, { id: 'person-2' })], allTools);
+    expect(typedByAPerson.tool_calls.map((call) => call.name)).toEqual(['createGoal']);
   });
 });
