@@ -17,7 +17,7 @@ describe('automations on Temporal Schedules (dev server, worker process, fake mo
   const { fake, model } = servers;
   const env = servers.cliEnv;
 
-  it('creates an automation from a session, runs it now, waits for it, runs it on schedule, updates and deletes it', async () => {
+  it('creates an automation from a session, runs it now through its schedule, waits for it, runs it on schedule, updates and deletes it', async () => {
     const owner = `erin-${randomUUID().slice(0, 8)}`;
     const instruction = `automate the report ${randomUUID()}`;
     const prompt = `Write the queue report ${randomUUID()}`;
@@ -51,19 +51,28 @@ describe('automations on Temporal Schedules (dev server, worker process, fake mo
     });
     expect(created.next_run_at).toBe(`${startLocal}:00.000Z`);
     const waited = JSON.parse(results[3]!);
+    const manualRunId = JSON.parse(results[2]!).run_id as string;
     expect(waited).toMatchObject({
+      run_id: manualRunId,
       status: 'completed',
       final_message: 'Report: queue is empty.',
       timed_out: false,
       automation_id: automationId,
     });
 
+    // The run now was the schedule's own action: the Schedules page and recent_run_ids show it.
+    const schedule = servers.client.temporal.schedule.getHandle(automationId);
+    const afterManual = await schedule.describe();
+    expect(afterManual.info.numActionsTaken).toBe(1);
+    expect(afterManual.info.recentActions.map((action) => action.action.workflow.workflowId)).toEqual([manualRunId]);
+    const automations = servers.client.automations(owner);
+    expect((await automations.get(automationId)).recent_run_ids).toEqual([manualRunId]);
+
     // The schedule is a real Temporal Schedule, and it fires by itself at the start minute.
     model.script(prompt, { content: 'Scheduled report: queue is empty.' });
-    const schedule = servers.client.temporal.schedule.getHandle(automationId);
-    await waitUntil(async () => (await schedule.describe()).info.recentActions.length === 1, 90_000);
-    const scheduledRunId = (await schedule.describe()).info.recentActions[0]!.action.workflow.workflowId;
-    const automations = servers.client.automations(owner);
+    await waitUntil(async () => (await schedule.describe()).info.recentActions.length === 2, 90_000);
+    const scheduledRunId = (await schedule.describe()).info.recentActions[1]!.action.workflow.workflowId;
+    expect(scheduledRunId).not.toBe(manualRunId);
     const scheduledRun = await automations.waitRun(scheduledRunId, 30_000);
     expect(scheduledRun).toMatchObject({
       status: 'completed',
@@ -75,6 +84,17 @@ describe('automations on Temporal Schedules (dev server, worker process, fake mo
     const updated = await automations.update({ automation_id: automationId, recurrence: 'daily', enabled: false });
     expect(updated).toMatchObject({ recurrence: 'daily', enabled: false, next_run_at: null });
     expect((await schedule.describe()).state.paused).toBe(true);
+
+    // A paused automation still runs when asked, from the CLI too, and the run is the schedule's third action.
+    model.script(prompt, { content: 'Paused report: queue is empty.' });
+    const ranNow = await runCli(['automations', 'run', automationId, '--owner', owner, '--wait', '30000', '--json'], env);
+    expect(ranNow.code, ranNow.stderr).toBe(0);
+    const pausedRunId = JSON.parse(ranNow.stdout).run_id as string;
+    expect((await automations.get(automationId)).recent_run_ids).toEqual([manualRunId, scheduledRunId, pausedRunId]);
+    expect(await automations.waitRun(pausedRunId, 30_000)).toMatchObject({
+      status: 'completed',
+      final_message: 'Paused report: queue is empty.',
+    });
     await expect(servers.client.automations(`mallory-${randomUUID().slice(0, 8)}`).get(automationId)).rejects.toThrow(
       `No automation ${automationId}`,
     );

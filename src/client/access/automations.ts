@@ -36,6 +36,8 @@ interface AutomationMemo {
 }
 
 const memoKey = 'arbor_automation';
+/** How long a triggered schedule may take to start its run before runNow gives up looking for it. */
+const triggerTakenWithinMs = 15_000;
 /** The schedule's own memo names the owner (it never changes), so listing can filter without describing every schedule. */
 const ownerKey = 'arbor_owner';
 
@@ -200,17 +202,31 @@ export function createAutomations(client: Client, taskQueue: string) {
       return { automation_id: automationId, deleted: true };
     },
 
-    /** Runs an automation now: a new root session with the automation's prompt, whose id is the returned run_id. */
+    /**
+     * Runs an automation now through its schedule (Temporal's trigger, whatever its overlap policy or pause), so the
+     * run is one of the schedule's actions: the Schedules page and `recent_run_ids` show it like a scheduled one. The
+     * schedule names the run (`…-run-scheduled-<time>`); it is read back from the schedule's recent actions.
+     */
     async runNow(owner: string, automationId: string): Promise<{ run_id: string; automation_id: string }> {
-      const { memo } = await describeOwned(owner, automationId);
-      const runId = runIdOf(automationId, `now-${randomUUID()}`);
-      await client.workflow.start<SessionWorkflow>(sessionWorkflowType, {
-        workflowId: runId,
-        taskQueue,
-        args: [runInput(memo)],
-        staticSummary: memo.title,
-      });
-      return { run_id: runId, automation_id: automationId };
+      await describeOwned(owner, automationId);
+      const handle = client.schedule.getHandle(automationId);
+      const before = await handle.describe();
+      const known = new Set(before.info.recentActions.map((action) => action.action.workflow.workflowId));
+      await handle.trigger(ScheduleOverlapPolicy.ALLOW_ALL);
+      const deadline = Date.now() + triggerTakenWithinMs;
+      for (let delay = 100; ; delay = Math.min(delay * 2, 1_000)) {
+        const { info } = await handle.describe();
+        if (info.numActionsTaken > before.info.numActionsTaken) {
+          const taken = info.recentActions.map((action) => action.action.workflow.workflowId).filter((id) => !known.has(id));
+          if (taken.length > 0) return { run_id: taken.at(-1)!, automation_id: automationId };
+        }
+        if (Date.now() >= deadline) {
+          throw new AutomationError(
+            `The schedule of ${automationId} took no run within ${triggerTakenWithinMs / 1000} s of being triggered (a run started in the same second has the same id).`,
+          );
+        }
+        await new Promise((resolve) => setTimeout(resolve, delay));
+      }
     },
 
     getRun,
