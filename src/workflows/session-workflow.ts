@@ -47,6 +47,7 @@ import { runTurn, type ModelCursor, type TurnSettings } from './turn.js';
 import { runSessionClock } from './session-clock.js';
 import { inboxBatchChars } from './inbox.js';
 import { statusReporter } from './session-status.js';
+import { showCurrentDetails } from './current-details.js';
 import { identityAttributes, startedWithIdentity } from './identity-attributes.js';
 import { defaultTitle } from '../shared/titles.js';
 import { defaultOwner } from '../shared/tools/memory.js';
@@ -137,6 +138,8 @@ async function runSession(input: SessionInput): Promise<SessionResult> {
     toolNames: [],
     maxToolRounds: input.max_tool_rounds ?? defaultMaxToolRounds,
   };
+  // What the session waits for, on its page in the Web UI (no history event).
+  showCurrentDetails(state, settings);
   // The session's tools: those it was given (default all), less those this deployment cannot serve.
   const chooseTools = () => servedTools(state.settings).filter((name) => (input.tools ? input.tools.includes(name) : true));
   const cursor: ModelCursor = { sent: 0 };
