@@ -47,12 +47,16 @@ const arborSessionV2Changes = ['continue-as-new-with-queued-messages', 'sub-agen
  *   `hostToolNeedsApproval` local activity says so) asks the user, or is denied by the session's `deny` policy, before
  *   its activity is scheduled; before, every call ran. Asked only as such a call is dispatched in a session whose
  *   policy is not `allow` (which asks nobody, as before).
+ * - `status-waiting-for-user-written-alone`: a tool round with an `askUser` call no longer writes `ArborStatus =
+ *   running` as it starts, since the call writes `waiting_for_user` in the same workflow task (two upserts, the first
+ *   seen by nobody). Asked only as such a round starts in a session that would have written `running` then.
  */
 type LaterChange =
   | 'first-turn-clock-starts-with-session'
   | 'continue-as-new-as-arborSessionV2'
   | 'host-tools-taken-at-continue-as-new'
-  | 'host-tool-approval-asked';
+  | 'host-tool-approval-asked'
+  | 'status-waiting-for-user-written-alone';
 
 export type SessionChange = (typeof arborSessionChanges)[number] | (typeof arborSessionV2Changes)[number] | LaterChange;
 

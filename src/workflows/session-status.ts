@@ -76,7 +76,11 @@ export function statusReporter(state: SessionState): StatusReporter {
       report('running');
     },
     toolRoundStarted(calls) {
-      if (state.status === 'running' && worthShowing(calls)) show('running');
+      if (state.status !== 'running' || shown === 'running' || !worthShowing(calls)) return;
+      // askUser reports waiting_for_user as it is dispatched, in this same workflow task: `running` written first would
+      // be a second write that nobody sees. (A refused askUser leaves `idle` shown; the next round may show `running`.)
+      if (calls.some((call) => call.name === 'askUser') && hasChange('status-waiting-for-user-written-alone')) return;
+      show('running');
     },
   };
 }

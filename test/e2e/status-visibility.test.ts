@@ -16,6 +16,18 @@ function statusUpserts(events: HistoryEvent[]): string[] {
   });
 }
 
+/** How many ArborStatus upserts each workflow task wrote, for the tasks that wrote any. */
+function statusUpsertsPerTask(events: HistoryEvent[]): number[] {
+  const perTask = new Map<string, number>();
+  for (const event of events) {
+    const attributes = event.upsertWorkflowSearchAttributesEventAttributes;
+    if (!attributes?.searchAttributes?.indexedFields?.[statusKey.name]) continue;
+    const task = String(attributes.workflowTaskCompletedEventId);
+    perTask.set(task, (perTask.get(task) ?? 0) + 1);
+  }
+  return [...perTask.values()];
+}
+
 describe('the ArborStatus search attribute of a session (dev server, worker process, fake model)', () => {
   const servers = devServerWorkers('sk-status-visibility');
   const { model } = servers;
@@ -82,6 +94,28 @@ describe('the ArborStatus search attribute of a session (dev server, worker proc
     });
     expect(seenRunning).toBe(true);
     expect(upserts).toEqual(['idle', 'running', 'idle']);
+  });
+
+  it('writes waiting_for_user alone when a round asks the user, one write per change and never two in one workflow task', async () => {
+    const instruction = `ask first ${randomUUID()}`;
+    const question = {
+      question: 'Which colour?',
+      header: 'Colour',
+      options: [
+        { label: 'Blue', description: 'Calm' },
+        { label: 'Green', description: 'Fresh' },
+      ],
+    };
+    model.script(instruction, call('askUser', { questions: [question] }), { content: 'Blue it is.' });
+    const session = await servers.client.startSession({ instruction });
+    const handle = servers.client.temporal.workflow.getHandle(session.id);
+    await waitUntil(async () => (await session.pendingQuestions()).length > 0, 60_000);
+    await waitUntil(async () => (await handle.describe()).typedSearchAttributes.get(statusKey) === 'waiting_for_user', 30_000);
+    await session.answer({ 'Which colour?': 'Blue' });
+    await session.waitUntilIdle({ timeoutMs: 60_000 });
+    const events = (await handle.fetchHistory()).events ?? [];
+    expect(statusUpserts(events)).toEqual(['idle', 'waiting_for_user', 'running', 'idle']);
+    expect(statusUpsertsPerTask(events).every((count) => count === 1)).toBe(true);
   });
 
   it("leaves a sub-agent that completes, and a stopped session, to Temporal's execution status, and writes failed", async () => {

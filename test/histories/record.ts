@@ -153,6 +153,13 @@ try {
     await session.answer({ 'Which colour?': ['Blue', { other: 'Teal' }] });
     await session.waitUntilIdle();
   });
+  // The root's askUser round writes waiting_for_user alone, not running first (status-waiting-for-user-written-alone).
+  model.script('Ask once.', call('askUser', { questions: [question] }), { content: 'Answered once.' });
+  await record('ask-user-status-written-once', 'fake-model', { instruction: 'Ask once.' }, async (session) => {
+    for (let i = 0; i < 100 && (await session.pendingQuestions()).length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    await session.answer({ 'Which colour?': 'Green' });
+    await session.waitUntilIdle();
+  });
   model
     .script(
       'Share a board.',
