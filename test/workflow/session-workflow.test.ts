@@ -6,6 +6,7 @@ import { sessionWorkflowType, type SessionInput } from '../../src/shared/session
 import type { arborSessionV2 } from '../../src/workflows/session-workflow.js';
 import { FakeOpenAI } from '../support/fake-openai.js';
 import { createTimeSkippingEnvironment, demoModel, withWorker } from '../support/time-skipping.js';
+import { waitUntil } from '../support/wait.js';
 
 describe('the session workflow (time-skipping server)', () => {
   let env: TestWorkflowEnvironment;
@@ -73,6 +74,21 @@ describe('the session workflow (time-skipping server)', () => {
       expect(tool?.is_error).toBeUndefined();
       expect(JSON.parse(tool!.content)).toMatchObject({ status: 'completed', content: expect.stringContaining('demo model') });
       expect(snapshot.last_message?.content).toContain('demo model');
+    });
+  });
+
+  it('does not grow the tree or ask anything when a sub-agent notice quotes "delegate" and "ask"', async () => {
+    await withWorker(env, demoModel, async (taskQueue) => {
+      // The sub-agent has no tools, so it answers with a reply that quotes its instruction, words and all.
+      const child = { title: 'Quoter', instruction: 'Please delegate this and ask me first.', mode: 'async', tools: [] };
+      const session = await start(taskQueue, { instruction: `/tool subAgent ${JSON.stringify(child)}` });
+      await waitUntil(async () => (await session.snapshot()).turn >= 2 && (await session.snapshot()).status === 'idle');
+      const snapshot = await session.snapshot();
+      expect(snapshot.children).toEqual([expect.objectContaining({ title: 'Quoter', status: 'completed' })]);
+      expect(snapshot.pending_questions).toEqual([]);
+      const notice = (await session.transcript()).filter((entry) => entry.role === 'user').at(-1);
+      expect(notice?.content).toMatch(/^\[Sub-agent notice\][\s\S]*delegate this and ask me/);
+      expect(snapshot.last_message?.content).toContain('I read a sub-agent notice');
     });
   });
 
