@@ -87,8 +87,10 @@ function turnProgress(state: SessionState, settings: DetailsSettings): string {
   return `${position}, calling ${names.slice(0, listed).join(', ')}${names.length > listed ? ' and more' : ''}`;
 }
 
-function shorten(text: string): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
+function shorten(text: string | undefined): string {
+  const flat = String(text ?? '')
+    .replace(/\s+/g, ' ')
+    .trim();
   return flat.length <= textChars ? flat : `${flat.slice(0, textChars - 1)}…`;
 }
 
@@ -98,13 +100,21 @@ function shorten(text: string): string {
  * earlier histories are unaffected. Call it once, at the start of the run.
  */
 export function showCurrentDetails(state: SessionState, settings: DetailsSettings): void {
-  let shown = currentDetails(state, settings);
+  // Details are a courtesy: state they cannot describe (carried by an older run, say) must never fail a workflow task.
+  const describe = () => {
+    try {
+      return currentDetails(state, settings);
+    } catch {
+      return `**${headlines[state.status] ?? state.status}**`;
+    }
+  };
+  let shown = describe();
   setCurrentDetails(shown);
   // Not cancellable: a stopped session still says so as it ends.
   void CancellationScope.nonCancellable(async () => {
     for (;;) {
       let next = shown;
-      await condition(() => (next = currentDetails(state, settings)) !== shown);
+      await condition(() => (next = describe()) !== shown);
       shown = next;
       setCurrentDetails(shown);
     }
