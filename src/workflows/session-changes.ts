@@ -47,12 +47,16 @@ const arborSessionV2Changes = ['continue-as-new-with-queued-messages', 'sub-agen
  *   `hostToolNeedsApproval` local activity says so) asks the user, or is denied by the session's `deny` policy, before
  *   its activity is scheduled; before, every call ran. Asked only as such a call is dispatched in a session whose
  *   policy is not `allow` (which asks nobody, as before).
+ * - `wait-time-zone-checked-as-schedules-read-it`: `wait` refuses a `timezone` that is not a tz database name spelled
+ *   as the database spells it (`timeZoneProblem`), as automations do; before, a zone Intl reads in any case
+ *   (`europe/paris`), or any zone next to an `until` with an offset, waited. Asked only where the two differ.
  */
 type LaterChange =
   | 'first-turn-clock-starts-with-session'
   | 'continue-as-new-as-arborSessionV2'
   | 'host-tools-taken-at-continue-as-new'
-  | 'host-tool-approval-asked';
+  | 'host-tool-approval-asked'
+  | 'wait-time-zone-checked-as-schedules-read-it';
 
 export type SessionChange = (typeof arborSessionChanges)[number] | (typeof arborSessionV2Changes)[number] | LaterChange;
 

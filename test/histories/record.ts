@@ -133,6 +133,18 @@ try {
     const id = await session.send('/tool planGet {}\n/tool stopConversation {}');
     await session.waitUntilIdle({ messageId: id });
   });
+  // A zone Intl reads but a schedule would not, then a valid one, both soon (after the worker's bundling): the first is
+  // refused since wait-time-zone-checked-as-schedules-read-it (wait-time-zone-unchecked.json holds what code before did).
+  const parisSoon = (seconds: number) =>
+    new Date(Date.now() + seconds * 1000).toLocaleString('sv-SE', { timeZone: 'Europe/Paris' }).replace(' ', 'T');
+  await record(
+    'wait-time-zones',
+    'demo',
+    { instruction: `/tool wait {"until": "${parisSoon(45)}", "timezone": "europe/paris"}\n/tool wait {"until": "${parisSoon(47)}", "timezone": "Europe/Paris"}` },
+    async (session) => {
+      await session.waitUntilIdle();
+    },
+  );
   const question = { question: 'Which colour?', header: 'Colour', options: [{ label: 'Blue', description: 'Calm' }, { label: 'Green', description: 'Fresh' }] };
   model
     .script(

@@ -62,6 +62,20 @@ describe('committed histories', () => {
     expect(events.filter((event) => event.workflowExecutionUpdateAcceptedEventAttributes)).toHaveLength(2);
   });
 
+  it('include a wait in a zone a schedule would refuse, from before and after wait-time-zone-checked-as-schedules-read-it', async () => {
+    const histories = await committedHistories();
+    const timers = (name: string) => {
+      const entry = histories.find((history) => history.workflowId === `${sessionWorkflowType}/${name}.json`)!;
+      const events = entry.history.events as { timerStartedEventAttributes?: unknown }[];
+      return { text: JSON.stringify(entry.history), started: events.filter((event) => event.timerStartedEventAttributes).length };
+    };
+    const marker = Buffer.from(JSON.stringify({ id: 'wait-time-zone-checked-as-schedules-read-it', deprecated: false })).toString('base64');
+    const before = timers('wait-time-zone-unchecked');
+    const after = timers('wait-time-zones');
+    expect([before.started, before.text.includes(marker)]).toEqual([2, false]);
+    expect([after.started, after.text.includes(marker)]).toEqual([1, true]);
+  });
+
   it('replay with today’s workflow code without nondeterminism', async () => {
     const histories = await committedHistories();
     const results = [];
