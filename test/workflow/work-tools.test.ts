@@ -146,4 +146,32 @@ describe('plan, wait and stopConversation (time-skipping server, demo model)', (
       expect(refused).toMatchObject({ is_error: true, content: expect.stringContaining('type') });
     });
   });
+
+  it('passes only http and https links into the event stream, refusing javascript:, data: and the rest as tool errors', async () => {
+    const refusedLinks = [
+      'javascript:alert(document.cookie)',
+      'JavaScript:alert(1)',
+      '  javascript:alert(1)',
+      'data:text/html,<script>alert(1)</script>',
+      'vbscript:msgbox(1)',
+      'file:///etc/passwd',
+      'https://bank.example@evil.example/login',
+      '//evil.example/x',
+    ];
+    const notify = (link: string) => `/tool notifyUser ${JSON.stringify({ type: 'info', title: 'Link', message: 'Open it', link })}`;
+    const lines = [notify('http://example.org/a'), ...refusedLinks.map(notify), notify('https://example.org/b')];
+    await withWorker(env, demoModel, async (taskQueue) => {
+      const session = await start(taskQueue, { instruction: lines.join('\n') });
+      await session.waitUntilIdle({ timeoutMs: 20_000 });
+      const results = await toolEntries(session);
+      expect(results.map((entry) => entry.is_error ?? false)).toEqual([false, ...refusedLinks.map(() => true), false]);
+      expect(results[1]!.content).toContain('Only http:// and https:// links are accepted, not javascript: URLs.');
+      expect(results[4]!.content).toContain('Only http:// and https:// links are accepted, not data: URLs.');
+      expect(results[7]!.content).toContain('user name or password');
+      expect(results[8]!.content).toContain('is not a valid URL');
+      const links = [];
+      for await (const event of session.events({ follow: false })) if (event.type === 'notification') links.push(event.link);
+      expect(links).toEqual(['http://example.org/a', 'https://example.org/b']);
+    });
+  });
 });
