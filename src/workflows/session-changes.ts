@@ -50,13 +50,17 @@ const arborSessionV2Changes = ['continue-as-new-with-queued-messages', 'sub-agen
  * - `wait-time-zone-checked-as-schedules-read-it`: `wait` refuses a `timezone` that is not a tz database name spelled
  *   as the database spells it (`timeZoneProblem`), as automations do; before, a zone Intl reads in any case
  *   (`europe/paris`), or any zone next to an `until` with an offset, waited. Asked only where the two differ.
+ * - `continue-as-new-waits-for-messages-of-its-task`: a run about to continue as new in a workflow task that a signal
+ *   or update came in handles it first (a turn, or an idle wait) and continues as new at its next point, unless the
+ *   run is past twice its limits; before, it continued as new there. Asked only in such a task.
  */
 type LaterChange =
   | 'first-turn-clock-starts-with-session'
   | 'continue-as-new-as-arborSessionV2'
   | 'host-tools-taken-at-continue-as-new'
   | 'host-tool-approval-asked'
-  | 'wait-time-zone-checked-as-schedules-read-it';
+  | 'wait-time-zone-checked-as-schedules-read-it'
+  | 'continue-as-new-waits-for-messages-of-its-task';
 
 export type SessionChange = (typeof arborSessionChanges)[number] | (typeof arborSessionV2Changes)[number] | LaterChange;
 
