@@ -52,7 +52,7 @@ const arborSessionV2Changes = ['continue-as-new-with-queued-messages', 'sub-agen
  *   (`europe/paris`), or any zone next to an `until` with an offset, waited. Asked only where the two differ.
  * - `continue-as-new-waits-for-messages-of-its-task`: a run about to continue as new in a workflow task that a signal
  *   or update came in handles it first (a turn, or an idle wait) and continues as new at its next point, unless the
- *   run is past twice its limits; before, it continued as new there. Asked only in such a task.
+ *   run is past 1.5 times its event limit or at its byte limit; before, it continued as new there. Asked only in such a task.
  */
 type LaterChange =
   | 'first-turn-clock-starts-with-session'

@@ -257,12 +257,12 @@ function shouldContinueAsNew(historyLimit = continueAsNewHistoryLength): boolean
  * goes back to handle what came, and continues as new at the next point (a turn's end, or idle). A message that
  * reaches the server while the task that continues as new runs fails that task with `UnhandledCommand`, and Temporal
  * retries it with the message; that retry replays the whole run, so continuing as new in it again gave the next
- * message of a stream a far wider window. Never waits past twice the run's limits, so a flood cannot keep a run
- * open for ever.
+ * message of a stream a far wider window. Never waits once the run has 1.5 times its limit of events (7,500 by
+ * default, under Temporal's warning at 10,240) or its limit of bytes, so a flood cannot keep a run open.
  */
 function continueAsNewWaits(historyLimit = continueAsNewHistoryLength): boolean {
   const info = workflowInfo();
-  const overdue = info.historyLength >= 2 * historyLimit || info.historySize >= 2 * continueAsNewHistoryBytes;
+  const overdue = info.historyLength >= 1.5 * historyLimit || info.historySize >= continueAsNewHistoryBytes;
   return !overdue && arrivedInThisTask() && hasChange('continue-as-new-waits-for-messages-of-its-task');
 }
 

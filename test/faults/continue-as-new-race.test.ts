@@ -2,8 +2,9 @@
  * Fault injection, messages that race a continue-as-new (issue 23, item 4): a stream of user messages into a session
  * whose runs are short (history limit 100), so that messages keep reaching the server while the workflow task that
  * continues as new is in flight. Temporal fails such a task with `UnhandledCommand` and retries it with the message;
- * the session then handles the message in the same run and continues as new at its next point, so a race costs one
- * failed workflow task, never a cascade, and no message is lost or handled twice.
+ * the session then handles the message in the same run and continues as new at its next point (until the run has 1.5
+ * times its limit), so the retry, which replays the whole run, never races the next message with a continue-as-new
+ * of its own, and no message is lost or handled twice. The failures are counted (bench/RESULTS.md, Fault injection, 7).
  *
  * ARBOR_FAULT_SCALE=full (npm run test:faults) streams 1,000 messages; the default (npm test) 300.
  */
@@ -66,10 +67,13 @@ describe('messages that race a continue-as-new (dev server, fake model)', () => 
     const outcomes = runs.map(taskOutcomes);
     const races = outcomes.flat().filter((outcome) => outcome === 'unhandled-command').length;
     console.info(`[can-race] seed ${seed}: ${runs.length} runs, ${races} workflow tasks failed with UnhandledCommand`);
-    if (process.env.ARBOR_CAN_RACE_TRACE) for (const run of outcomes) console.info(`[can-race] ${run.slice(-6).join(' ')}`);
+    if (process.env.ARBOR_CAN_RACE_TRACE)
+      for (const [index, run] of outcomes.entries()) console.info(`[can-race] ${runs[index]!.length} events: ${run.slice(-6).join(' ')}`);
     expect(runs.length).toBeGreaterThanOrEqual(4);
     expect(outcomes.flat().filter((outcome) => outcome !== 'completed' && outcome !== 'unhandled-command')).toEqual([]);
     for (const [index, run] of outcomes.slice(0, -1).entries()) {
+      // A run past 1.5 times its limit continues as new at its next point, message or not (a flood cannot keep it open).
+      if (runs[index]!.length >= 150) continue;
       // A run ends with the task that continued as new; the task before it, if it failed, lost no message to it.
       expect(run.at(-2), `run ${index + 1} of ${runs.length}: ${run.slice(-4).join(', ')}`).not.toBe('unhandled-command');
       // A raced task's retry handles the message and completes with the next turn's commands, which no message can fail.
