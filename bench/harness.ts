@@ -394,6 +394,8 @@ export async function historyTrouble(client: Client, workflowId: string, firstRu
     activity_failures: 0,
     workflow_task_failures: 0,
     workflow_task_failure_messages: [] as string[],
+    /** Failed workflow tasks whose cause is UnhandledCommand: a message that reached the server while the task ran. */
+    unhandled_command_failures: 0,
     workflow_task_timeouts: 0,
     workflow_task_timeout_kinds: {} as Record<string, number>,
   };
@@ -407,6 +409,9 @@ export async function historyTrouble(client: Client, workflowId: string, firstRu
     trouble.workflow_task_failures += events.filter((event) => event.workflowTaskFailedEventAttributes).length;
     for (const event of events) {
       const failed = event.workflowTaskFailedEventAttributes;
+      if (failed?.cause === proto.temporal.api.enums.v1.WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_UNHANDLED_COMMAND) {
+        trouble.unhandled_command_failures += 1;
+      }
       if (failed && trouble.workflow_task_failure_messages.length < 3) {
         const cause = proto.temporal.api.enums.v1.WorkflowTaskFailedCause[failed.cause ?? 0] ?? String(failed.cause);
         trouble.workflow_task_failure_messages.push(`${cause}: ${failed.failure?.message ?? ''}`.slice(0, 300));

@@ -1,3 +1,5 @@
+import { timeZoneProblem } from '../shared/time-zones.js';
+
 const units: Record<string, number> = { s: 1, m: 60, h: 3_600, d: 86_400 };
 
 /**
@@ -35,10 +37,7 @@ export function loopLimitsFromEnv(env: NodeJS.ProcessEnv = process.env): { min_i
 export function cronTimezoneFromEnv(env: NodeJS.ProcessEnv = process.env): string | undefined {
   const zone = env['ARBOR_CRON_TIMEZONE']?.trim();
   if (!zone) return undefined;
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: zone });
-  } catch {
-    throw new Error(`ARBOR_CRON_TIMEZONE="${zone}" is not a time zone: use an IANA name such as Europe/Berlin or America/New_York.`);
-  }
+  const problem = timeZoneProblem(zone);
+  if (problem) throw new Error(`ARBOR_CRON_TIMEZONE: ${problem}`);
   return zone;
 }

@@ -15,6 +15,7 @@ import { createWebActivities } from './web.js';
 import { searchConfigFromEnv, type SearchConfig } from '../web/search/index.js';
 import { allowListFromEnv, type AllowList } from '../web/fetch/index.js';
 import { createOpenAIClient } from './openai-client.js';
+import { timeZoneProblem } from '../shared/time-zones.js';
 import { cronTimezoneFromEnv, loopLimitsFromEnv, questionTimeoutFromEnv } from './durations.js';
 import { boundedQuery } from '../client/access/query-failures.js';
 
@@ -49,6 +50,8 @@ export function createActivities({
   cronTimezone = cronTimezoneFromEnv(),
   hostTools,
 }: ActivityDependencies) {
+  const zoneProblem = cronTimezone === undefined ? undefined : timeZoneProblem(cronTimezone);
+  if (zoneProblem) throw new Error(`cronTimezone: ${zoneProblem}`);
   const unavailableTools = search.engines.length === 0 ? ['webSearch'] : [];
   const transcripts = new TranscriptCache((sessionId, runId, count) => {
     const handle = client.workflow.getHandle(sessionId, runId);

@@ -3,6 +3,7 @@ import { loadConnectionSettings, type ConnectionSettings } from '../client/conne
 import { ownerSchema } from '../shared/tools/memory.js';
 import { collectList } from './tool-modules.js';
 import { approvalPolicies, type ApprovalPolicy } from '../shared/approvals.js';
+import { timeZoneProblem } from '../shared/time-zones.js';
 
 export interface ConnectionFlags {
   address?: string;
@@ -72,4 +73,11 @@ export function approvalPolicy(value: string): ApprovalPolicy {
   const policy = approvalPolicies.find((candidate) => candidate === value);
   if (!policy) throw new InvalidArgumentError(`--approval "${value}": the policy is one of ${approvalPolicies.join(', ')}.`);
   return policy;
+}
+
+/** --timezone: refused before anything connects, by the same rule as the schedule it goes into. */
+export function timeZone(value: string): string {
+  const problem = timeZoneProblem(value.trim());
+  if (problem) throw new InvalidArgumentError(problem);
+  return value.trim();
 }

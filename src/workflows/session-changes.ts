@@ -50,13 +50,21 @@ const arborSessionV2Changes = ['continue-as-new-with-queued-messages', 'sub-agen
  * - `status-waiting-for-user-written-alone`: a tool round with an `askUser` call no longer writes `ArborStatus =
  *   running` as it starts, since the call writes `waiting_for_user` in the same workflow task (two upserts, the first
  *   seen by nobody). Asked only as such a round starts in a session that would have written `running` then.
+ * - `wait-time-zone-checked-as-schedules-read-it`: `wait` refuses a `timezone` that is not a tz database name spelled
+ *   as the database spells it (`timeZoneProblem`), as automations do; before, a zone Intl reads in any case
+ *   (`europe/paris`), or any zone next to an `until` with an offset, waited. Asked only where the two differ.
+ * - `continue-as-new-waits-for-messages-of-its-task`: a run about to continue as new in a workflow task that a signal
+ *   or update came in handles it first (a turn, or an idle wait) and continues as new at its next point, unless the
+ *   run is past 1.5 times its event limit or at its byte limit; before, it continued as new there. Asked only in such a task.
  */
 type LaterChange =
   | 'first-turn-clock-starts-with-session'
   | 'continue-as-new-as-arborSessionV2'
   | 'host-tools-taken-at-continue-as-new'
   | 'host-tool-approval-asked'
-  | 'status-waiting-for-user-written-alone';
+  | 'status-waiting-for-user-written-alone'
+  | 'wait-time-zone-checked-as-schedules-read-it'
+  | 'continue-as-new-waits-for-messages-of-its-task';
 
 export type SessionChange = (typeof arborSessionChanges)[number] | (typeof arborSessionV2Changes)[number] | LaterChange;
 

@@ -53,6 +53,7 @@ import { defaultTitle } from '../shared/titles.js';
 import { defaultOwner } from '../shared/tools/memory.js';
 import { continuesAsNewAsNewestType, hasBuiltInChanges, hasChange, useBuiltInChanges, type SessionChange } from './session-changes.js';
 import type { SessionWorkflow } from '../shared/workflow-types.js';
+import { arrivedInThisTask, noteArrival } from './arrivals.js';
 
 const { prepareSession, describeHostTools } = proxyLocalActivities<Activities>({ startToCloseTimeout: '10 seconds' });
 
@@ -108,6 +109,7 @@ async function runSession(input: SessionInput): Promise<SessionResult> {
   state.approvalPolicy = input.approval ?? (input.ends_when_done ? 'deny' : 'ask');
 
   setHandler(userMessageSignal, (message) => {
+    noteArrival();
     // A malformed message is dropped here rather than failing the workflow; the client validates before sending.
     const parsed = userMessageSchema().safeParse(message);
     if (parsed.success && !closedStatuses.includes(state.status)) state.enqueue({ ...parsed.data, source: 'user' });
@@ -119,13 +121,14 @@ async function runSession(input: SessionInput): Promise<SessionResult> {
   setHandler(messageStateQuery, (id) => state.messageState(id));
   setHandler(eventsQuery, (range) => state.events.page(range));
   setHandler(hostToolCatalogueQuery, () => state.settings.hostTools);
-  setHandler(answerQuestionsUpdate, (request) => acceptAnswers(state, request), {
+  setHandler(answerQuestionsUpdate, (request) => (noteArrival(), acceptAnswers(state, request)), {
     validator: (request) => checkAnswerRequest(state, request),
   });
-  setHandler(taskBoardUpdate, (request) => applyBoardRequest(state, request), {
+  setHandler(taskBoardUpdate, (request) => (noteArrival(), applyBoardRequest(state, request)), {
     validator: (request) => void parseBoardRequest(state, request),
   });
   setHandler(treeQuestionsSignal, (change) => {
+    noteArrival();
     if (change && (change.kind === 'asked' || change.kind === 'settled')) state.applyTreeQuestions(change);
   });
 
@@ -151,6 +154,7 @@ async function runSession(input: SessionInput): Promise<SessionResult> {
   });
   // Registered once SubAgents exists: a sub-agent's report may be the first thing a new run receives.
   setHandler(subAgentFinishedSignal, (report) => {
+    noteArrival();
     if (typeof report?.sub_session_id === 'string' && closedStatuses.includes(report.status)) subAgents.finish(report);
   });
 
@@ -161,6 +165,8 @@ async function runSession(input: SessionInput): Promise<SessionResult> {
     runIsLong(input.history_limit) && state.inboxFitsCarry() && hasChange(change) && subAgents.canContinueAsNew();
   const continueAsNewNow = async () => {
     await condition(allHandlersFinished);
+    // A message that came in this workflow task is handled in this run first (see continueAsNewWaits).
+    if (continueAsNewWaits(input.history_limit)) return;
     const next: SessionInput = { ...input, instruction: undefined, title: state.identity.title, carried: state.carry() };
     if (continuesAsNewAsNewestType()) await makeContinueAsNewFunc<typeof arborSessionV2>({ workflowType: sessionWorkflowType })(next);
     await continueAsNew<typeof arborSessionV2>(next);
@@ -247,6 +253,20 @@ const continueAsNewHistoryBytes = 10 * 1024 * 1024;
 function shouldContinueAsNew(historyLimit = continueAsNewHistoryLength): boolean {
   if (workflowInfo().continueAsNewSuggested) return true;
   return runIsLong(historyLimit) && hasChange('continue-as-new-at-history-length');
+}
+
+/**
+ * Whether continue-as-new waits for a later workflow task because a signal or update came in this one: the session
+ * goes back to handle what came, and continues as new at the next point (a turn's end, or idle). A message that
+ * reaches the server while the task that continues as new runs fails that task with `UnhandledCommand`, and Temporal
+ * retries it with the message; that retry replays the whole run, so continuing as new in it again gave the next
+ * message of a stream a far wider window. Never waits once the run has 1.5 times its limit of events (7,500 by
+ * default, under Temporal's warning at 10,240) or its limit of bytes, so a flood cannot keep a run open.
+ */
+function continueAsNewWaits(historyLimit = continueAsNewHistoryLength): boolean {
+  const info = workflowInfo();
+  const overdue = info.historyLength >= 1.5 * historyLimit || info.historySize >= continueAsNewHistoryBytes;
+  return !overdue && arrivedInThisTask() && hasChange('continue-as-new-waits-for-messages-of-its-task');
 }
 
 /** Whether Temporal suggests continue-as-new, or the run's history has passed the session's own limit. */

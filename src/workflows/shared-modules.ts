@@ -8,9 +8,11 @@
  * - zod's string formats that test a regular expression zod exports (email, cuid, ipv4, base64, ...) reset that
  *   expression's lastIndex, which a frozen expression refuses: workflow schemas use `.regex()` with their own
  *   expression instead (test/unit/shared-modules.test.ts checks this).
+ * The tz database's names (`tzdata`, about 200 KB, read by src/shared/time-zones.ts) are shared the same way.
  */
+import tzdata from 'tzdata/tzdata.js';
 import { z } from 'zod';
 
 z.object({ warmUp: z.string() });
 
-export { z };
+export { tzdata, z };

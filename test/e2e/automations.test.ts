@@ -108,4 +108,73 @@ describe('automations on Temporal Schedules (dev server, worker process, fake mo
     expect(removed.code, removed.stderr).toBe(0);
     expect(await automations.list()).toEqual([]);
   }, 180_000);
+
+  it('refuses a fixed-offset or unknown time zone from a session, the client and the CLI with one plain message, at the first attempt', async () => {
+    const owner = `omar-${randomUUID().slice(0, 8)}`;
+    const instruction = `schedule in odd zones ${randomUUID()}`;
+    const refusal = (zone: string) => `"${zone}" is not a time zone: use an IANA name such as Europe/Berlin.`;
+    const create = (timezone: string) =>
+      call('automation_create', { title: 'Zoned', prompt: 'Say hi', timezone, start_local: '2099-01-01T09:00', recurrence: 'daily' });
+    model.script(instruction, create('UTC+5'), create('+05:00'), create('Mars/Olympus'), create('Asia/Kolkata'), { content: 'Done.' });
+
+    const session = await servers.client.startSession({ instruction, owner });
+    await session.waitUntilIdle({ timeoutMs: 60_000 });
+    const results = toolResults(fake.requestsFor(instruction).at(-1)!);
+    expect(results.slice(0, 3)).toEqual([`Error: ${refusal('UTC+5')}`, `Error: ${refusal('+05:00')}`, `Error: ${refusal('Mars/Olympus')}`]);
+    const created = JSON.parse(results[3]!) as Automation;
+    expect(created).toMatchObject({ owner, timezone: 'Asia/Kolkata', next_run_at: '2099-01-01T03:30:00.000Z' });
+    // Each refusal is the activity's answer, not a failure Temporal retried.
+    const history = await servers.client.temporal.workflow.getHandle(session.id).fetchHistory();
+    const events = history.events ?? [];
+    expect(events.filter((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'automationCall')).toHaveLength(4);
+    expect(events.filter((event) => event.activityTaskFailedEventAttributes)).toEqual([]);
+
+    const automations = servers.client.automations(owner);
+    for (const timezone of ['UTC+5', '+05:00', 'Mars/Olympus']) {
+      await expect(
+        automations.create({ title: 'Zoned', prompt: 'Say hi', timezone, start_local: '2099-01-01T09:00', recurrence: 'daily' }),
+      ).rejects.toThrow(refusal(timezone));
+      const cli = await runCli(
+        [
+          'automations',
+          'create',
+          '--owner',
+          owner,
+          '--title',
+          'Zoned',
+          '--prompt',
+          'Say hi',
+          '--start',
+          '2099-01-01T09:00',
+          '--timezone',
+          timezone,
+        ],
+        env,
+      );
+      expect(cli.code).toBe(2);
+      expect(cli.stderr).toContain(refusal(timezone));
+    }
+    const fromCli = await runCli(
+      [
+        'automations',
+        'create',
+        '--owner',
+        owner,
+        '--title',
+        'Zoned',
+        '--prompt',
+        'Say hi',
+        '--start',
+        '2099-01-01T09:00',
+        '--timezone',
+        'Europe/Berlin',
+        '--json',
+      ],
+      env,
+    );
+    expect(fromCli.code, fromCli.stderr).toBe(0);
+    expect(JSON.parse(fromCli.stdout)).toMatchObject({ timezone: 'Europe/Berlin', next_run_at: '2099-01-01T08:00:00.000Z' });
+    expect((await automations.list()).map((automation) => automation.timezone).sort()).toEqual(['Asia/Kolkata', 'Europe/Berlin']);
+    for (const automation of await automations.list()) await automations.delete(automation.automation_id);
+  }, 180_000);
 });

@@ -133,6 +133,42 @@ try {
     const id = await session.send('/tool planGet {}\n/tool stopConversation {}');
     await session.waitUntilIdle({ messageId: id });
   });
+  // A zone Intl reads but a schedule would not, then a valid one, both soon (after the worker's bundling): the first is
+  // refused since wait-time-zone-checked-as-schedules-read-it (wait-time-zone-unchecked.json holds what code before did).
+  const parisSoon = (seconds: number) =>
+    new Date(Date.now() + seconds * 1000).toLocaleString('sv-SE', { timeZone: 'Europe/Paris' }).replace(' ', 'T');
+  await record(
+    'wait-time-zones',
+    'demo',
+    { instruction: `/tool wait {"until": "${parisSoon(45)}", "timezone": "europe/paris"}\n/tool wait {"until": "${parisSoon(47)}", "timezone": "Europe/Paris"}` },
+    async (session) => {
+      await session.waitUntilIdle();
+    },
+  );
+  // A stream of messages into a run with a history limit of 100: one reaches the server while the task that would
+  // continue as new runs, that task fails with UnhandledCommand, and its retry (since
+  // continue-as-new-waits-for-messages-of-its-task) handles the message before continuing as new. The first run is
+  // written; messages-race-continue-as-new-before.json holds one from code before the change, whose retry continued as new.
+  model.script('Take a stream.', ...Array.from({ length: 400 }, () => ({ content: 'Noted.' })));
+  await record(
+    'messages-race-continue-as-new',
+    'fake-model',
+    { instruction: 'Take a stream.', history_limit: 100 },
+    async (session) => {
+      await session.waitUntilIdle();
+      const workflow = env.client.workflow.getHandle(session.id);
+      const firstRun = (await workflow.describe()).runId;
+      const sends: Promise<string>[] = [];
+      for (let index = 0; index < 300 && (await workflow.describe()).runId === firstRun; index++) {
+        sends.push(session.send(`stream message ${index}`));
+        await new Promise((resolve) => setTimeout(resolve, index % 3));
+      }
+      await session.waitUntilIdle({ messageId: (await Promise.all(sends)).at(-1)! });
+      const events = (await env.client.workflow.getHandle(session.id, firstRun).fetchHistory()).events ?? [];
+      if (!events.some((event) => event.workflowTaskFailedEventAttributes)) throw new Error('no message raced the continue-as-new: record again');
+    },
+    { run: 'first' },
+  );
   const question = { question: 'Which colour?', header: 'Colour', options: [{ label: 'Blue', description: 'Calm' }, { label: 'Green', description: 'Fresh' }] };
   model
     .script(

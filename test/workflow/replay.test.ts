@@ -62,6 +62,47 @@ describe('committed histories', () => {
     expect(events.filter((event) => event.workflowExecutionUpdateAcceptedEventAttributes)).toHaveLength(2);
   });
 
+  it('include a wait in a zone a schedule would refuse, from before and after wait-time-zone-checked-as-schedules-read-it', async () => {
+    const histories = await committedHistories();
+    const timers = (name: string) => {
+      const entry = histories.find((history) => history.workflowId === `${sessionWorkflowType}/${name}.json`)!;
+      const events = entry.history.events as { timerStartedEventAttributes?: unknown }[];
+      return { text: JSON.stringify(entry.history), started: events.filter((event) => event.timerStartedEventAttributes).length };
+    };
+    const marker = Buffer.from(JSON.stringify({ id: 'wait-time-zone-checked-as-schedules-read-it', deprecated: false })).toString('base64');
+    const before = timers('wait-time-zone-unchecked');
+    const after = timers('wait-time-zones');
+    expect([before.started, before.text.includes(marker)]).toEqual([2, false]);
+    expect([after.started, after.text.includes(marker)]).toEqual([1, true]);
+  });
+
+  it('include a message that raced a continue-as-new, from before and after continue-as-new-waits-for-messages-of-its-task', async () => {
+    const histories = await committedHistories();
+    const marker = Buffer.from(JSON.stringify({ id: 'continue-as-new-waits-for-messages-of-its-task', deprecated: false })).toString(
+      'base64',
+    );
+    const ending = (name: string) => {
+      const entry = histories.find((history) => history.workflowId === `${sessionWorkflowType}/${name}.json`)!;
+      const events = entry.history.events as { eventType?: string }[];
+      const tasks = events.flatMap((event) =>
+        event.eventType === 'EVENT_TYPE_WORKFLOW_TASK_COMPLETED'
+          ? ['completed']
+          : event.eventType === 'EVENT_TYPE_WORKFLOW_TASK_FAILED'
+            ? ['failed']
+            : [],
+      );
+      return { tasks: tasks.slice(-2), marked: JSON.stringify(entry.history).includes(marker), last: events.at(-1)?.eventType };
+    };
+    // Before, the retry of the raced task continued as new; since, the retry handles the message and a later task does.
+    expect(ending('messages-race-continue-as-new-before')).toEqual({
+      tasks: ['failed', 'completed'],
+      marked: false,
+      last: 'EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW',
+    });
+    const after = ending('messages-race-continue-as-new');
+    expect(after).toEqual({ tasks: ['completed', 'completed'], marked: true, last: 'EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW' });
+  });
+
   it('replay with today’s workflow code without nondeterminism', async () => {
     const histories = await committedHistories();
     const results = [];

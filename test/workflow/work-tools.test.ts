@@ -70,6 +70,16 @@ describe('plan, wait and stopConversation (time-skipping server, demo model)', (
     });
   });
 
+  it('waits until a wall-clock time in a valid time zone', async () => {
+    await withWorker(env, demoModel, async (taskQueue) => {
+      const until = new Date((await env.currentTimeMs()) + 3 * 86_400_000).toISOString().slice(0, 10) + 'T09:00:00';
+      const session = await start(taskQueue, { instruction: `/tool wait {"until": "${until}", "timezone": "Asia/Kolkata"}` });
+      await waitUntilTimerStarted(env.client, session.id);
+      const waiting = await session.snapshot();
+      expect(waiting.waiting?.until).toBe(new Date(`${until}+05:30`).toISOString());
+    });
+  });
+
   it('ends a wait early when a message arrives, then answers the message', async () => {
     await withWorker(env, demoModel, async (taskQueue) => {
       const session = await start(taskQueue, { instruction: '/tool wait {"seconds": 86400}' });
@@ -90,7 +100,11 @@ describe('plan, wait and stopConversation (time-skipping server, demo model)', (
     ['{}', /exactly one of `seconds` or `until`/],
     ['{"until": "2099-01-01T09:00:00"}', /has no UTC offset/],
     ['{"until": "next tuesday", "timezone": "Europe/Paris"}', /not an ISO 8601 date-time/],
-    ['{"until": "2099-01-01T09:00:00", "timezone": "Mars/Olympus"}', /not a known time zone/],
+    ['{"until": "2099-01-01T09:00:00", "timezone": "Mars/Olympus"}', /^Error: "Mars\/Olympus" is not a time zone: use an IANA name/],
+    ['{"until": "2099-01-01T09:00:00", "timezone": "UTC+5"}', /^Error: "UTC\+5" is not a time zone: use an IANA name/],
+    ['{"until": "2099-01-01T09:00:00", "timezone": "+05:00"}', /^Error: "\+05:00" is not a time zone: use an IANA name/],
+    ['{"until": "2099-01-01T09:00:00", "timezone": "europe/paris"}', /^Error: "europe\/paris" is not a time zone: use an IANA name/],
+    ['{"until": "2099-01-01T09:00:00Z", "timezone": "UTC+5"}', /^Error: "UTC\+5" is not a time zone: use an IANA name/],
   ])('refuses wait %s with a tool error', async (args, message) => {
     await withWorker(env, demoModel, async (taskQueue) => {
       const session = await start(taskQueue, { instruction: `/tool wait ${args}` });
@@ -130,6 +144,34 @@ describe('plan, wait and stopConversation (time-skipping server, demo model)', (
       const [posted, refused] = transcript.filter((entry) => entry.role === 'tool');
       expect(posted!.content).toBe('Notification posted to the user.');
       expect(refused).toMatchObject({ is_error: true, content: expect.stringContaining('type') });
+    });
+  });
+
+  it('passes only http and https links into the event stream, refusing javascript:, data: and the rest as tool errors', async () => {
+    const refusedLinks = [
+      'javascript:alert(document.cookie)',
+      'JavaScript:alert(1)',
+      '  javascript:alert(1)',
+      'data:text/html,<script>alert(1)</script>',
+      'vbscript:msgbox(1)',
+      'file:///etc/passwd',
+      'https://bank.example@evil.example/login',
+      '//evil.example/x',
+    ];
+    const notify = (link: string) => `/tool notifyUser ${JSON.stringify({ type: 'info', title: 'Link', message: 'Open it', link })}`;
+    const lines = [notify('http://example.org/a'), ...refusedLinks.map(notify), notify('https://example.org/b')];
+    await withWorker(env, demoModel, async (taskQueue) => {
+      const session = await start(taskQueue, { instruction: lines.join('\n') });
+      await session.waitUntilIdle({ timeoutMs: 20_000 });
+      const results = await toolEntries(session);
+      expect(results.map((entry) => entry.is_error ?? false)).toEqual([false, ...refusedLinks.map(() => true), false]);
+      expect(results[1]!.content).toContain('Only http:// and https:// links are accepted, not javascript: URLs.');
+      expect(results[4]!.content).toContain('Only http:// and https:// links are accepted, not data: URLs.');
+      expect(results[7]!.content).toContain('user name or password');
+      expect(results[8]!.content).toContain('is not a valid URL');
+      const links = [];
+      for await (const event of session.events({ follow: false })) if (event.type === 'notification') links.push(event.link);
+      expect(links).toEqual(['http://example.org/a', 'https://example.org/b']);
     });
   });
 });

@@ -1,7 +1,15 @@
 import { Command, InvalidArgumentError } from 'commander';
 import type { Automation } from '../../shared/tools/automations.js';
 import { createOutput } from '../output.js';
-import { approvalPolicy, connectionSettingsFrom, nonEmptyText, ownerId, withConnectionFlags, type ConnectionFlags } from '../options.js';
+import {
+  approvalPolicy,
+  connectionSettingsFrom,
+  nonEmptyText,
+  ownerId,
+  timeZone,
+  withConnectionFlags,
+  type ConnectionFlags,
+} from '../options.js';
 import type { ApprovalPolicy } from '../../shared/approvals.js';
 import { withClient } from '../with-client.js';
 
@@ -40,7 +48,7 @@ const create = withAutomationFlags(new Command('create').description('create an 
   .requiredOption('--title <title>', 'its name', nonEmptyText('The title'))
   .requiredOption('--prompt <prompt>', 'the first message of each run', nonEmptyText('The prompt'))
   .requiredOption('--start <YYYY-MM-DDTHH:mm>', 'the first run, local to --timezone')
-  .option('--timezone <zone>', 'IANA time zone', 'UTC')
+  .option('--timezone <zone>', 'IANA time zone, e.g. Europe/Berlin (not an offset such as UTC+5)', timeZone, 'UTC')
   .option('--recurrence <kind>', 'none, hourly, daily, weekly, monthly or yearly', 'none')
   .option('--tools <names>', 'comma-separated built-in tools the runs may use (default none)')
   .option('--approval <policy>', 'host tool calls that need approval: deny (default: nobody watches a run), allow or ask', approvalPolicy)

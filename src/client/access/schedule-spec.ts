@@ -2,6 +2,7 @@ import type { CalendarSpec, DayOfWeek, Month, ScheduleSpec } from '@temporalio/c
 import { DateTime } from 'luxon';
 import type { Recurrence } from '../../shared/tools/automations.js';
 import type { ToolReply } from '../../shared/tool-reply.js';
+import { timeZoneProblem } from '../../shared/time-zones.js';
 
 const months: Month[] = [
   'JANUARY',
@@ -31,13 +32,14 @@ export interface AutomationTiming {
  * Refused, with a message naming the problem, when the time zone or the start is not valid.
  */
 export function scheduleSpecFor(timing: AutomationTiming): ToolReply<{ spec: ScheduleSpec; once: boolean; startsAt: Date }> {
+  const zoneProblem = timeZoneProblem(timing.timezone);
+  if (zoneProblem) return { ok: false, error: zoneProblem };
   const start = DateTime.fromISO(timing.start_local, { zone: timing.timezone });
   if (!start.isValid) {
-    const error =
-      start.invalidReason === 'unsupported zone'
-        ? `"${timing.timezone}" is not a time zone: use an IANA name such as Europe/Berlin.`
-        : `start_local "${timing.start_local}" is not a valid date and time (${start.invalidExplanation ?? start.invalidReason}).`;
-    return { ok: false, error };
+    return {
+      ok: false,
+      error: `start_local "${timing.start_local}" is not a valid date and time (${start.invalidExplanation ?? start.invalidReason}).`,
+    };
   }
   const at = { minute: start.minute, hour: start.hour };
   const calendars: Record<Recurrence, CalendarSpec> = {

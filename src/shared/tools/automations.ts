@@ -28,7 +28,7 @@ const recurrence = () =>
 const automationFields = () => ({
   title: z.string().trim().min(1).max(200),
   prompt: z.string().trim().min(1, 'prompt is empty').max(20_000).describe('The first message of each run'),
-  timezone: z.string().trim().min(1).max(100).describe('IANA time zone, e.g. Europe/Berlin'),
+  timezone: z.string().trim().min(1).max(100).describe('IANA time zone, e.g. Europe/Berlin; not an offset such as UTC+5'),
   start_local: startLocal(),
   recurrence: recurrence().describe(`${recurrences.join(', ')}; cron expressions are not accepted`),
   tools: z.array(z.string()).max(100).optional().describe('Built-in tools the runs may use; omitted: none, a plain prompt'),

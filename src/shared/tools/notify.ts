@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from './define-tool.js';
+import { checkLink, linkRefusal } from '../links.js';
 
 export const notificationTypes = ['info', 'success', 'warning', 'error'] as const;
 
@@ -14,6 +15,15 @@ export const notifyUser = defineTool({
       title: z.string().trim().min(1).max(200),
       message: z.string().trim().min(1).max(4_000),
       source: z.string().trim().max(100).optional().describe('A short label of what the notice is about'),
-      link: z.string().url().max(2_000).optional().describe('A URL with more details'),
+      link: z
+        .string()
+        .trim()
+        .max(2_000)
+        .superRefine((link, context) => {
+          const checked = checkLink(link);
+          if (!checked.ok) context.addIssue({ code: 'custom', message: linkRefusal(link, checked.problem, checked.scheme) });
+        })
+        .optional()
+        .describe('An http:// or https:// URL with more details; other schemes (javascript:, data:, ...) are refused'),
     }),
 });

@@ -14,7 +14,12 @@ export const wait = defineTool({
       .object({
         seconds: z.number().positive().max(maxWaitSeconds, 'A wait is at most one week (604800 seconds)').optional(),
         until: z.string().trim().min(1).optional().describe('ISO 8601 date-time, e.g. 2026-12-01T09:00:00+01:00'),
-        timezone: z.string().trim().min(1).optional().describe('IANA time zone for an `until` without offset, e.g. Europe/Paris'),
+        timezone: z
+          .string()
+          .trim()
+          .min(1)
+          .optional()
+          .describe('IANA time zone for an `until` without offset, e.g. Europe/Paris; not an offset such as UTC+5'),
         reason: z.string().trim().max(500).optional().describe('Why the agent waits'),
       })
       .refine((args) => (args.seconds === undefined) !== (args.until === undefined), {

@@ -8,6 +8,7 @@ import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { Dispatcher } from 'undici';
 import { EMPTY_ALLOW_LIST, hostRefusal, type AllowList } from './address-policy.js';
 import { WebFetchError } from './errors.js';
+import { checkLink, type LinkProblem } from '../../shared/links.js';
 import { findForbiddenAddressError } from './guarded-agent.js';
 
 export const DEFAULT_MAX_URL_LENGTH = 2_000;
@@ -77,24 +78,16 @@ export function parseFetchUrl(input: string, maxLength = DEFAULT_MAX_URL_LENGTH)
       `The URL is ${text.length} characters long; webFetch accepts URLs of at most ${maxLength} characters.`,
     );
   }
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    throw new WebFetchError('INVALID_URL', `"${text}" is not a valid URL; give a fully-formed http:// or https:// URL.`);
+  const checked = checkLink(text);
+  if (!checked.ok) {
+    const messages: Record<LinkProblem, string> = {
+      INVALID_URL: `"${text}" is not a valid URL; give a fully-formed http:// or https:// URL.`,
+      UNSUPPORTED_SCHEME: `webFetch only fetches http:// and https:// URLs, not ${checked.scheme}: URLs.`,
+      CREDENTIALS_IN_URL: 'webFetch does not fetch URLs with embedded credentials (user:password@); it only reads public pages.',
+    };
+    throw new WebFetchError(checked.problem, messages[checked.problem]);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new WebFetchError(
-      'UNSUPPORTED_SCHEME',
-      `webFetch only fetches http:// and https:// URLs, not ${url.protocol.replace(/:$/, '')}: URLs.`,
-    );
-  }
-  if (url.username !== '' || url.password !== '') {
-    throw new WebFetchError(
-      'CREDENTIALS_IN_URL',
-      'webFetch does not fetch URLs with embedded credentials (user:password@); it only reads public pages.',
-    );
-  }
+  const url = checked.url;
   url.hash = '';
   return url;
 }

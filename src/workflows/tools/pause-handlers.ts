@@ -5,6 +5,7 @@ import { maxWaitSeconds, type wait } from '../../shared/tools/pause.js';
 import type { ToolContext } from './tool-context.js';
 import { ToolError } from './tool-error.js';
 import { parseUntil } from './wall-time.js';
+import { timeZoneProblem } from '../../shared/time-zones.js';
 
 /** Sleeps on a durable timer; a user message arriving meanwhile ends the wait early. */
 export async function waitFor(args: ToolArgs<typeof wait>, { state }: ToolContext): Promise<string> {
@@ -13,12 +14,15 @@ export async function waitFor(args: ToolArgs<typeof wait>, { state }: ToolContex
   if (args.seconds !== undefined) {
     ms = Math.round(args.seconds * 1000);
   } else {
+    const zoneProblem = args.timezone === undefined ? undefined : timeZoneProblem(args.timezone);
     let target: number;
     try {
       target = parseUntil(args.until!, args.timezone);
     } catch (error) {
-      throw new ToolError((error as Error).message);
+      throw new ToolError(zoneProblem ?? (error as Error).message);
     }
+    // Before, a zone Intl reads but a schedule would not (`europe/paris`), or one an `until` with an offset leaves unread, waited.
+    if (zoneProblem && hasChange('wait-time-zone-checked-as-schedules-read-it')) throw new ToolError(zoneProblem);
     ms = target - now;
     if (ms <= 0) throw new ToolError(`${args.until} is in the past (now is ${new Date(now).toISOString()}).`);
     if (ms > maxWaitSeconds * 1000) throw new ToolError(`${args.until} is more than one week away; a wait is at most one week.`);
