@@ -47,12 +47,16 @@ const arborSessionV2Changes = ['continue-as-new-with-queued-messages', 'sub-agen
  *   `hostToolNeedsApproval` local activity says so) asks the user, or is denied by the session's `deny` policy, before
  *   its activity is scheduled; before, every call ran. Asked only as such a call is dispatched in a session whose
  *   policy is not `allow` (which asks nobody, as before).
+ * - `store-writes-settled-after-failure`: when a memory write's or a sub-agent's task-board operation's activity fails
+ *   for good, the activity `settleMemoryWrite` or `settleTaskBoardCall` asks the store whether it was applied (and
+ *   keeps it from being applied later if not); before, the model read the activity's failure. Asked only then.
  */
 type LaterChange =
   | 'first-turn-clock-starts-with-session'
   | 'continue-as-new-as-arborSessionV2'
   | 'host-tools-taken-at-continue-as-new'
-  | 'host-tool-approval-asked';
+  | 'host-tool-approval-asked'
+  | 'store-writes-settled-after-failure';
 
 export type SessionChange = (typeof arborSessionChanges)[number] | (typeof arborSessionV2Changes)[number] | LaterChange;
 
