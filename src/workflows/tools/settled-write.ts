@@ -24,7 +24,9 @@ export async function settledWrite(
       return await settle(reason);
     } catch (settleError) {
       if (isCancellation(settleError)) throw settleError;
-      throw new ToolError(`It is not known whether this write was applied (${reason}); asking again failed: ${describeFailure(settleError)}`);
+      throw new ToolError(
+        `It is not known whether this write was applied (${reason}); asking again failed: ${describeFailure(settleError)}`,
+      );
     }
   }
 }
