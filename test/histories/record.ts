@@ -30,6 +30,7 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { MemoryWriteCall } from '../../src/activities/memory.js';
 import { createMemoryAccess } from '../../src/client/access/memory.js';
+import { createAutomations } from '../../src/client/access/automations.js';
 
 const fake = await new FakeOpenAI().start();
 const env = await TestWorkflowEnvironment.createLocal({
@@ -336,6 +337,21 @@ try {
           throw ApplicationFailure.create({ message: 'the reply was lost', nextRetryDelay: '10 ms' });
         },
       },
+    },
+  );
+  // Recorded with an automation created by a tool call, whose activity input carries the call's key (call_key).
+  await record(
+    'automation-create',
+    'demo',
+    {
+      instruction:
+        '/tool automation_create {"title": "Digest", "prompt": "Write the digest.", "timezone": "UTC", "start_local": "2099-01-01T09:00", "recurrence": "weekly"}',
+      owner: 'history-automations',
+    },
+    async (session) => {
+      await session.waitUntilIdle();
+      const automations = createAutomations(env.client, 'record-automation-create');
+      for (const automation of await automations.list('history-automations')) await automations.delete('history-automations', automation.automation_id);
     },
   );
   // A session of an older type, with a sub-agent behind it, talks past history_limit: its first run continues as new
