@@ -11,15 +11,22 @@ export type AutomationOperation =
   | { op: 'run_get'; run_id: string }
   | { op: 'run_wait'; run_id: string; timeout_ms: number | null };
 
+export interface AutomationCall {
+  owner: string;
+  operation: AutomationOperation;
+  call_key?: string;
+}
+
 /** The automation tools' activity: schedules and runs on the worker's own task queue, for the calling session's owner. */
 export function createAutomationActivities(client: Client) {
   return {
-    async automationCall({ owner, operation }: { owner: string; operation: AutomationOperation }): Promise<ToolReply<unknown>> {
+    /** `call_key` is fixed per tool call (absent in calls scheduled before it was), so a retried create makes one automation. */
+    async automationCall({ owner, operation, call_key }: AutomationCall): Promise<ToolReply<unknown>> {
       const automations = createAutomations(client, Context.current().info.taskQueue);
       try {
         switch (operation.op) {
           case 'create':
-            return { ok: true, result: await automations.create(owner, operation.args) };
+            return { ok: true, result: await automations.create(owner, operation.args, call_key) };
           case 'update':
             return { ok: true, result: await automations.update(owner, operation.args) };
           case 'run_enqueue':

@@ -5,6 +5,7 @@ import type { TaskBoardRequest } from './tools/task-board.js';
 import type { MemoryRead, MemoryWriteRequest } from './tools/memory.js';
 import type { ToolReply } from './tool-reply.js';
 import type { HostToolCatalogue } from './host-tools.js';
+import type { WriteBatch, WriteBatchReply } from './write-batches.js';
 import type {
   MessageState,
   SessionSnapshot,
@@ -42,9 +43,13 @@ export const treeQuestionsSignal = defineSignal<[TreeQuestionsChange]>('treeQues
 
 /** A sub-agent's task-board operation, applied by the root session that owns the tree's board. */
 export const taskBoardUpdate = defineUpdate<ToolReply<unknown>, [TaskBoardRequest]>('taskBoard');
+/** Sub-agents' task-board operations in one batch, each applied once by its key (what workers send since batching). */
+export const taskBoardWritesUpdate = defineUpdate<WriteBatchReply, [WriteBatch<TaskBoardRequest>]>('taskBoardWrites');
 
 /** A write to an owner's memories (save, update, delete), applied one at a time by the owner's memory workflow. */
 export const memoryWriteUpdate = defineUpdate<ToolReply<unknown>, [MemoryWriteRequest]>('memoryWrite');
+/** Writes to an owner's memories in one batch, applied in order, each once by its key (what workers and the SDK send). */
+export const memoryWritesUpdate = defineUpdate<WriteBatchReply, [WriteBatch<MemoryWriteRequest>]>('memoryWrites');
 /** A read of an owner's memories (list, search): a query, so reading adds nothing to the store's history. */
 export const memoryReadQuery = defineQuery<unknown, [MemoryRead]>('memoryRead');
 

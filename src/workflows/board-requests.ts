@@ -1,7 +1,9 @@
 import { currentUpdateInfo } from '@temporalio/workflow';
 import { taskCreate, taskGet, taskUpdate, type TaskBoardRequest } from '../shared/tools/task-board.js';
 import type { ToolReply } from '../shared/tool-reply.js';
+import { batchShapeError, type WriteBatch, type WriteBatchReply } from '../shared/write-batches.js';
 import type { SessionState } from './session-state.js';
+import { applyWriteBatch } from './write-batches.js';
 
 /** Only a root session keeps a board, and only well-formed operations reach it; returns the request with defaults applied. */
 export function parseBoardRequest(state: SessionState, request: TaskBoardRequest): TaskBoardRequest {
@@ -38,6 +40,36 @@ export function applyBoardRequest(state: SessionState, request: TaskBoardRequest
   }
   const reply = state.board.apply(parsed);
   return parsed.op === 'create' || parsed.op === 'update' ? state.board.updates.keep(updateId, reply) : reply;
+}
+
+/** The batch update's validator: only a root keeps the board, and only a well-formed batch reaches it. */
+export function checkBoardBatch(state: SessionState, batch: WriteBatch<TaskBoardRequest>): void {
+  const malformed = boardBatchError(state, batch);
+  if (malformed) throw new Error(malformed);
+}
+
+/** The batch update's handler: each operation applied in order, the writes once by their keys; a bad one refused alone. */
+export function applyBoardBatch(state: SessionState, batch: WriteBatch<TaskBoardRequest>): WriteBatchReply {
+  const malformed = boardBatchError(state, batch);
+  if (malformed) return { replies: (Array.isArray(batch?.writes) ? batch.writes : []).map(() => ({ ok: false, error: malformed })) };
+  return applyWriteBatch(
+    batch,
+    state.board.updates,
+    (request) => {
+      try {
+        return state.board.apply(parseBoardRequest(state, request));
+      } catch (error) {
+        return { ok: false, error: (error as Error).message };
+      }
+    },
+    (request) => request?.op === 'create' || request?.op === 'update',
+  );
+}
+
+function boardBatchError(state: SessionState, batch: WriteBatch<TaskBoardRequest>): string | undefined {
+  if (!state.isRoot())
+    return `Session ${state.identity.session_id} is a sub-agent; the task board is kept by its root ${state.identity.root_session_id}.`;
+  return batchShapeError(batch);
 }
 
 function parse<T>(

@@ -1,5 +1,7 @@
 import { allHandlersFinished, condition, continueAsNew, currentUpdateInfo, setHandler, workflowInfo } from '@temporalio/workflow';
-import { memoryReadQuery, memoryWriteUpdate } from '../shared/messages.js';
+import { memoryReadQuery, memoryWritesUpdate, memoryWriteUpdate } from '../shared/messages.js';
+import { batchShapeError } from '../shared/write-batches.js';
+import { applyWriteBatch } from './write-batches.js';
 import {
   deleteMemory,
   listMemories,
@@ -19,7 +21,8 @@ const writesPerRun = 500;
 
 /**
  * One owner's memory store: an entity workflow that runs as long as the owner has memories. Writes are updates
- * (validated, applied in order, deduplicated by update id, across continue-as-new too); reads are queries.
+ * (validated, applied in order, deduplicated by update id or by the key of each write in a batch, across
+ * continue-as-new too); reads are queries.
  */
 export const memoryStoreWorkflow = (async (input: MemoryStoreInput): Promise<void> => {
   const store = new MemoryStore(() => new Date(), input.carried);
@@ -41,6 +44,26 @@ export const memoryStoreWorkflow = (async (input: MemoryStoreInput): Promise<voi
       validator: (request) => {
         const parsed = parseWrite(request);
         if (!parsed.ok) throw new Error(parsed.error);
+      },
+    },
+  );
+  setHandler(
+    memoryWritesUpdate,
+    (batch) => {
+      // Validators do not run on replay: a malformed batch is answered with a refusal for each write it holds.
+      const malformed = batchShapeError(batch);
+      if (malformed) return { replies: (Array.isArray(batch?.writes) ? batch.writes : []).map(() => ({ ok: false, error: malformed })) };
+      return applyWriteBatch(batch, recent, (request) => {
+        const parsed = parseWrite(request);
+        if (!parsed.ok) return parsed;
+        writes += 1;
+        return store.write(parsed.result);
+      });
+    },
+    {
+      validator: (batch) => {
+        const malformed = batchShapeError(batch);
+        if (malformed) throw new Error(malformed);
       },
     },
   );

@@ -56,6 +56,9 @@ const arborSessionV2Changes = ['continue-as-new-with-queued-messages', 'sub-agen
  * - `continue-as-new-waits-for-messages-of-its-task`: a run about to continue as new in a workflow task that a signal
  *   or update came in handles it first (a turn, or an idle wait) and continues as new at its next point, unless the
  *   run is past 1.5 times its event limit or at its byte limit; before, it continued as new there. Asked only in such a task.
+ * - `store-writes-settled-after-failure`: when a memory write's or a sub-agent's task-board operation's activity fails
+ *   for good, the activity `settleMemoryWrite` or `settleTaskBoardCall` asks the store whether it was applied (and
+ *   keeps it from being applied later if not); before, the model read the activity's failure. Asked only then.
  */
 type LaterChange =
   | 'first-turn-clock-starts-with-session'
@@ -64,7 +67,8 @@ type LaterChange =
   | 'host-tool-approval-asked'
   | 'status-waiting-for-user-written-alone'
   | 'wait-time-zone-checked-as-schedules-read-it'
-  | 'continue-as-new-waits-for-messages-of-its-task';
+  | 'continue-as-new-waits-for-messages-of-its-task'
+  | 'store-writes-settled-after-failure';
 
 export type SessionChange = (typeof arborSessionChanges)[number] | (typeof arborSessionV2Changes)[number] | LaterChange;
 

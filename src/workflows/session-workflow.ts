@@ -23,10 +23,11 @@ import {
   transcriptQuery,
   subAgentFinishedSignal,
   taskBoardUpdate,
+  taskBoardWritesUpdate,
   treeQuestionsSignal,
   userMessageSignal,
 } from '../shared/messages.js';
-import { applyBoardRequest, parseBoardRequest } from './board-requests.js';
+import { applyBoardBatch, applyBoardRequest, checkBoardBatch, parseBoardRequest } from './board-requests.js';
 import { acceptAnswers, checkAnswerRequest } from './answer-questions.js';
 import { defaultSystemPrompt } from '../shared/prompts.js';
 import {
@@ -127,6 +128,7 @@ async function runSession(input: SessionInput): Promise<SessionResult> {
   setHandler(taskBoardUpdate, (request) => (noteArrival(), applyBoardRequest(state, request)), {
     validator: (request) => void parseBoardRequest(state, request),
   });
+  setHandler(taskBoardWritesUpdate, (batch) => applyBoardBatch(state, batch), { validator: (batch) => checkBoardBatch(state, batch) });
   setHandler(treeQuestionsSignal, (change) => {
     noteArrival();
     if (change && (change.kind === 'asked' || change.kind === 'settled')) state.applyTreeQuestions(change);

@@ -26,6 +26,11 @@ import { z } from 'zod';
 import { defineHostTool, type ToolDefinition } from '../../src/tools.js';
 import { buildCatalogue } from '../../src/tools/catalogue.js';
 import { hostToolActivities } from '../../src/tools/activities.js';
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import type { MemoryWriteCall } from '../../src/activities/memory.js';
+import { createMemoryAccess } from '../../src/client/access/memory.js';
+import { createAutomations } from '../../src/client/access/automations.js';
 
 const fake = await new FakeOpenAI().start();
 const env = await TestWorkflowEnvironment.createLocal({
@@ -55,14 +60,21 @@ const wanted = process.argv.slice(2);
 /**
  * With `run: 'first'`, the history written is the session's first run (one that continued as new), not its last;
  * with `of`, that of the workflow `of` names (a sub-agent, say) instead of the session's; with `type`, the session
- * starts as that workflow type (default today's), and the history goes into its folder.
+ * starts as that workflow type (default today's), and the history goes into its folder; `activities` replace Arbor's.
  */
 async function record(
   name: string,
   model: string,
   input: SessionInput,
   steps: (session: SessionHandle) => Promise<void>,
-  options: { run?: 'first'; of?: (session: SessionHandle) => Promise<string>; type?: string; tools?: ToolDefinition[] } = {},
+  options: {
+    run?: 'first';
+    of?: (session: SessionHandle) => Promise<string>;
+    type?: string;
+    tools?: ToolDefinition[];
+    /** Activities replaced by the recording's own (faults). */
+    activities?: Record<string, (...args: never[]) => Promise<unknown>>;
+  } = {},
 ) {
   const type = options.type ?? sessionWorkflowType;
   if (wanted.length > 0 && !wanted.includes(name)) return;
@@ -79,6 +91,7 @@ async function record(
         ...(options.tools ? { hostTools: buildCatalogue(options.tools) } : {}),
       }),
       ...hostToolActivities(options.tools ?? [], taskQueue).get(taskQueue),
+      ...options.activities,
     },
   });
   await worker.runUntil(async () => {
@@ -350,6 +363,39 @@ try {
       await session.waitUntilIdle({ messageId: id });
     },
     { tools: [refund, wireMoney] },
+  );
+  // Recorded with a memory write whose activity fails for good (change store-writes-settled-after-failure): every
+  // attempt loses its reply, the first after saving, so the settling activity finds the write applied; a second
+  // write never reaches the store, and settling it records that it was not applied.
+  let attempts = 0;
+  await record(
+    'memory-write-settled',
+    'demo',
+    { instruction: '/tool saveMemory {"content": "Ship on Fridays."}\n/tool saveMemory {"content": "Never stored."}', owner: 'history-settled' },
+    (session) => session.waitUntilIdle().then(() => undefined),
+    {
+      activities: {
+        writeMemory: async (write: MemoryWriteCall) => {
+          if (attempts++ === 0) await createMemoryAccess(env.client, Context.current().info.taskQueue).write(write.owner, write.request, write.update_id);
+          throw ApplicationFailure.create({ message: 'the reply was lost', nextRetryDelay: '10 ms' });
+        },
+      },
+    },
+  );
+  // Recorded with an automation created by a tool call, whose activity input carries the call's key (call_key).
+  await record(
+    'automation-create',
+    'demo',
+    {
+      instruction:
+        '/tool automation_create {"title": "Digest", "prompt": "Write the digest.", "timezone": "UTC", "start_local": "2099-01-01T09:00", "recurrence": "weekly"}',
+      owner: 'history-automations',
+    },
+    async (session) => {
+      await session.waitUntilIdle();
+      const automations = createAutomations(env.client, 'record-automation-create');
+      for (const automation of await automations.list('history-automations')) await automations.delete('history-automations', automation.automation_id);
+    },
   );
   // A session of an older type, with a sub-agent behind it, talks past history_limit: its first run continues as new
   // as arborSessionV2 (the change that lets it), and the next run answers a turn more.

@@ -23,19 +23,26 @@ export function createTimeSkippingEnvironment(): Promise<TestWorkflowEnvironment
   return TestWorkflowEnvironment.createTimeSkipping({ server: { executable: inject('testServerExecutable') } });
 }
 
-/** Runs `body` while a worker with the given model serves a fresh task queue of the test environment. */
+/**
+ * Runs `body` while a worker with the given model serves a fresh task queue of the test environment; `replaced`
+ * swaps activities for the test's own (faults), the others are Arbor's.
+ */
 export async function withWorker<T>(
   env: TestWorkflowEnvironment,
   model: ModelSettings,
   body: (taskQueue: string) => Promise<T>,
   extra: Partial<ActivityDependencies> = {},
+  replaced: Record<string, (...args: never[]) => Promise<unknown>> = {},
 ): Promise<T> {
   const taskQueue = `ts-${randomUUID()}`;
   const worker = await Worker.create({
     connection: env.nativeConnection,
     taskQueue,
     workflowBundle: await workflowBundle(),
-    activities: createActivities({ client: env.client, model, searchAttributes: false, search: { engines: [] }, ...extra }),
+    activities: {
+      ...createActivities({ client: env.client, model, searchAttributes: false, search: { engines: [] }, ...extra }),
+      ...replaced,
+    },
   });
   return worker.runUntil(() => body(taskQueue));
 }

@@ -1,5 +1,6 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import {
+  ScheduleAlreadyRunning,
   ScheduleNotFoundError,
   ScheduleOverlapPolicy,
   WorkflowNotFoundError,
@@ -143,19 +144,31 @@ export function createAutomations(client: Client, taskQueue: string) {
     }
   }
 
+  function createSchedule(automationId: string, memo: AutomationMemo, spec: ReturnType<typeof timing>['spec'], once: boolean) {
+    return client.schedule.create({
+      scheduleId: automationId,
+      spec,
+      action: action(automationId, memo),
+      policies: { overlap: ScheduleOverlapPolicy.BUFFER_ONE, catchupWindow: '1 minute' },
+      state: { note: `Arbor automation "${memo.title}" of ${memo.owner}`, ...(once ? { remainingActions: 1 } : {}) },
+      memo: { [ownerKey]: memo.owner },
+    });
+  }
+
   return {
-    async create(owner: string, args: AutomationCreateArgs & { approval?: ApprovalPolicy }): Promise<Automation> {
-      const automationId = `${automationIdPrefix}${randomUUID()}`;
+    /**
+     * Creates an automation. With a `key` (fixed per tool call) the automation's id is derived from it, so a create
+     * retried after its reply was lost finds the automation its first attempt made instead of making a second.
+     */
+    async create(owner: string, args: AutomationCreateArgs & { approval?: ApprovalPolicy }, key?: string): Promise<Automation> {
+      const automationId = `${automationIdPrefix}${key === undefined ? randomUUID() : uuidFromKey(key)}`;
       const memo: AutomationMemo = { owner, ...args, tools: args.tools ?? [] };
       const { spec, once } = timing(memo);
-      await client.schedule.create({
-        scheduleId: automationId,
-        spec,
-        action: action(automationId, memo),
-        policies: { overlap: ScheduleOverlapPolicy.BUFFER_ONE, catchupWindow: '1 minute' },
-        state: { note: `Arbor automation "${memo.title}" of ${owner}`, ...(once ? { remainingActions: 1 } : {}) },
-        memo: { [ownerKey]: owner },
-      });
+      try {
+        await createSchedule(automationId, memo, spec, once);
+      } catch (error) {
+        if (!(key !== undefined && error instanceof ScheduleAlreadyRunning)) throw error;
+      }
       return get(owner, automationId);
     },
 
@@ -262,4 +275,10 @@ const closedStatuses: Record<string, AutomationRun['status']> = {
 
 function runStatus(workflowStatus: string): AutomationRun['status'] {
   return closedStatuses[workflowStatus] ?? 'running';
+}
+
+/** A UUID made from a key (its SHA-256, in UUID form), so one key always names one automation. */
+function uuidFromKey(key: string): string {
+  const hex = createHash('sha256').update(key).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
 }

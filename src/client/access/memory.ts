@@ -1,13 +1,15 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
-import { memoryReadQuery, memoryWriteUpdate } from '../../shared/messages.js';
+import { memoryReadQuery, memoryWritesUpdate } from '../../shared/messages.js';
 import type { ToolReply } from '../../shared/tool-reply.js';
 import { memoryStoreId, memoryStoreWorkflowType, type MemoryRead, type MemoryWriteRequest } from '../../shared/tools/memory.js';
 import type { MemoryStoreInput } from '../../shared/workflow-types.js';
+import type { BatchedWrite } from '../../shared/write-batches.js';
 import { boundedQuery } from './query-failures.js';
+import { WriteBatcher } from './write-batcher.js';
 
 /**
  * Reads and writes an owner's memories in the owner's memory workflow, starting it on the first write. Used by the
- * memory tools' activities and by the client SDK.
+ * memory tools' activities and by the client SDK. Writes go in batches (see WriteBatcher), one in flight per owner.
  */
 export function createMemoryAccess(client: Client, taskQueue: string) {
   const handle = (owner: string) => client.workflow.getHandle(memoryStoreId(owner));
@@ -25,18 +27,33 @@ export function createMemoryAccess(client: Client, taskQueue: string) {
     }
   }
 
-  return {
-    /** Applies a write; the same update id applies once however often it is sent. */
-    async write(owner: string, request: MemoryWriteRequest, updateId: string): Promise<ToolReply<unknown>> {
-      for (let attempt = 0; ; attempt++) {
-        try {
-          return await handle(owner).executeUpdate(memoryWriteUpdate, { args: [request], updateId });
-        } catch (error) {
-          if (error instanceof WorkflowUpdateFailedError) return { ok: false, error: error.cause?.message ?? error.message };
-          if (!(error instanceof WorkflowNotFoundError) || attempt > 0) throw error;
-          await start(owner);
+  async function sendBatch(owner: string, writes: BatchedWrite<MemoryWriteRequest>[], batchId: string): Promise<ToolReply<unknown>[]> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return (await handle(owner).executeUpdate(memoryWritesUpdate, { args: [{ writes }], updateId: batchId })).replies;
+      } catch (error) {
+        // Refused by the store's validator (or by a store run by a worker older than batches): nothing was applied.
+        if (error instanceof WorkflowUpdateFailedError) {
+          const reason = error.cause?.message ?? error.message;
+          return writes.map(() => ({ ok: false, error: reason }));
         }
+        if (!(error instanceof WorkflowNotFoundError) || attempt > 0) throw error;
+        await start(owner);
       }
+    }
+  }
+
+  const batcher = new WriteBatcher(sendBatch);
+
+  return {
+    /** Applies a write; the same key applies once however often, and in whichever batch, it is sent. */
+    write(owner: string, request: MemoryWriteRequest, key: string): Promise<ToolReply<unknown>> {
+      return batcher.submit(owner, { key, request });
+    },
+
+    /** The reply to a write its sender gave up on, if it was applied; else a refusal, and it never will be applied. */
+    abandon(owner: string, key: string, reason: string): Promise<ToolReply<unknown>> {
+      return batcher.submit(owner, { key, abandon: true, reason });
     },
 
     /** Runs a read; an owner without a store has no memories. */

@@ -9,7 +9,7 @@ const quick = proxyActivities<Activities>({ startToCloseTimeout: '1 minute', ret
 const waiting = proxyActivities<Activities>({ startToCloseTimeout: '7 days', heartbeatTimeout: '1 minute', retry: { maximumAttempts: 5 } });
 
 /** Automations belong to the session's owner; every call is limited to theirs. */
-export async function automationTool(operation: AutomationOperation, { state }: ToolContext): Promise<string> {
+export async function automationTool(operation: AutomationOperation, { state, stepKey }: ToolContext): Promise<string> {
   const call = operation.op === 'run_wait' ? waiting.automationCall : quick.automationCall;
-  return replyText(await call({ owner: state.identity.owner, operation }));
+  return replyText(await call({ owner: state.identity.owner, operation, call_key: `${state.identity.session_id}/${stepKey}` }));
 }

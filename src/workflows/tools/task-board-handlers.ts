@@ -5,9 +5,12 @@ import type { TaskBoardOperation, TaskBoardRequest } from '../../shared/tools/ta
 import type { ToolContext } from './tool-context.js';
 import { replyText } from './reply.js';
 import { skipRetiredRandomId } from './retired-random-id.js';
+import { settledWrite } from './settled-write.js';
 
 // An update of the root takes milliseconds; a short timeout lets a retry on another worker start soon after a worker dies.
 const { callTaskBoard } = proxyActivities<Activities>({ startToCloseTimeout: '10 seconds', retry: { maximumAttempts: 5 } });
+// Settling an operation given up on is what the model will be told, so it is asked for longer.
+const { settleTaskBoardCall } = proxyActivities<Activities>({ startToCloseTimeout: '10 seconds', scheduleToCloseTimeout: '10 minutes' });
 
 /**
  * Runs a task-board operation on the tree's one board: in this workflow at the root, else as an update of the root
@@ -17,10 +20,11 @@ export async function useTaskBoard(operation: TaskBoardOperation, { state, stepK
   const request = { ...operation, session_id: state.identity.session_id } as TaskBoardRequest;
   if (state.isRoot()) return replyText(state.board.apply(request));
   skipRetiredRandomId();
-  const reply: ToolReply<unknown> = await callTaskBoard({
-    root_session_id: state.identity.root_session_id,
-    update_id: `task-board/${stepKey}`,
-    request,
-  });
+  const { root_session_id } = state.identity;
+  const update_id = `task-board/${stepKey}`;
+  const reply: ToolReply<unknown> = await settledWrite(
+    () => callTaskBoard({ root_session_id, update_id, request }),
+    (reason) => settleTaskBoardCall({ root_session_id, update_id, reason }),
+  );
   return replyText(reply);
 }
