@@ -16,6 +16,8 @@ import {
   createArborBenchWorker,
   firstUserText,
   historyTrouble,
+  historyWaiter,
+  runHistories,
   loadAverage,
   quietRuntime,
   resultName,
@@ -38,7 +40,8 @@ const loadAtStart = loadAverage();
 const calls = (...list: [string, unknown][]): FakeReply => ({
   toolCalls: list.map(([name, value]) => ({ name, arguments: JSON.stringify(value) })),
 });
-const save = (content: string): [string, unknown] => ['saveMemory', { content, tags: ['load'] }];
+// Each session's saves (and its sub-agent's) carry the session's tag, so the check can list them all a page at a time.
+const save = (content: string, session: string): [string, unknown] => ['saveMemory', { content, tags: [`s${session}`] }];
 const task = (subject: string): [string, unknown] => ['TaskCreate', { subject }];
 
 /** The replies of a session, by the number of model replies its request already holds (its step). */
@@ -46,7 +49,7 @@ function scriptFor(instruction: string): FakeReply[] {
   const child = /^child of (\d+)$/.exec(instruction);
   if (child)
     return [
-      calls(save(`child ${child[1]} fact`), task(`child ${child[1]} task a`), task(`child ${child[1]} task b`)),
+      calls(save(`child ${child[1]} fact`, child[1]!), task(`child ${child[1]} task a`), task(`child ${child[1]} task b`)),
       { content: 'Child done.' },
     ];
   const root = /^load (\d+)$/.exec(instruction);
@@ -54,7 +57,7 @@ function scriptFor(instruction: string): FakeReply[] {
   const i = root[1];
   return [
     // Turn 1: five saves, two tasks and a sub-agent in one round.
-    calls(...[0, 1, 2, 3, 4].map((j) => save(`session ${i} fact ${j}`)), task(`session ${i} task 1`), task(`session ${i} task 2`), [
+    calls(...[0, 1, 2, 3, 4].map((j) => save(`session ${i} fact ${j}`, i!)), task(`session ${i} task 1`), task(`session ${i} task 2`), [
       'subAgent',
       { title: `Helper ${i}`, instruction: `child of ${i}` },
     ]),
@@ -66,9 +69,9 @@ function scriptFor(instruction: string): FakeReply[] {
 function laterTurn(i: string, turn: string): FakeReply[] {
   return [
     calls(
-      save(`session ${i} turn ${turn} fact a`),
-      save(`session ${i} turn ${turn} fact b`),
-      save(`session ${i} turn ${turn} fact c`),
+      save(`session ${i} turn ${turn} fact a`, i),
+      save(`session ${i} turn ${turn} fact b`, i),
+      save(`session ${i} turn ${turn} fact c`, i),
       task(`session ${i} turn ${turn} task`),
     ),
     { content: `Turn ${turn} done.` },
@@ -97,11 +100,22 @@ const worker = await createArborBenchWorker(server.env, model, taskQueue);
 
 const results = await worker.runUntil(async () => {
   const arbor = new ArborClient(server.env.client, taskQueue);
+  // Every waiter sleeps on the history's long poll and asks the session once each time its history grows, as the
+  // CLI's `send --wait` follows a session; polling queries from 200 clients would load the worker more than the sessions.
+  const idle = (session: SessionHandle, messageId?: string) =>
+    historyWaiter(
+      server.env.client,
+      session.id,
+    )(async () => {
+      const snapshot = await session.snapshot();
+      if (snapshot.status === 'running' || snapshot.status === 'waiting_for_user') return false;
+      return messageId === undefined ? snapshot.queued_messages === 0 : (await session.messageState(messageId)) === 'handled';
+    });
   const probe = await arbor.startSession({ instruction: 'probe', owner: 'probe-owner' });
-  await probe.waitUntilIdle({ timeoutMs: 60_000 });
+  await idle(probe);
   const probeTurn = async () => {
     const started = performance.now();
-    await probe.waitUntilIdle({ messageId: await probe.send('ping'), timeoutMs: 600_000 });
+    await idle(probe, await probe.send('ping'));
     return performance.now() - started;
   };
   const before: number[] = [];
@@ -119,8 +133,8 @@ const results = await worker.runUntil(async () => {
     Array.from({ length: sessionCount }, async (_, i) => {
       const session = await arbor.startSession({ instruction: `load ${i}`, owner: `load-owner-${i % ownerCount}` });
       sessions[i] = session;
-      await session.waitUntilIdle({ timeoutMs: 600_000 });
-      for (const turn of [2, 3]) await session.waitUntilIdle({ messageId: await session.send(`again ${turn}`), timeoutMs: 600_000 });
+      await idle(session);
+      for (const turn of [2, 3]) await idle(session, await session.send(`again ${turn}`));
     }),
   );
   // Sub-agents finish on their own; their parents take the notice in a turn of their own.
@@ -151,12 +165,12 @@ const results = await worker.runUntil(async () => {
     other_errors: [] as string[],
   };
   const stores = new Map<string, Map<string, string>>();
-  for (let o = 0; o < ownerCount; o++) {
-    const owner = `load-owner-${o}`;
-    const listed = await arbor.memories(owner).list({ tag: 'load', limit: 100 });
-    const memories = new Map(listed.memories.map((memory) => [memory.memory_id, memory.content]));
-    if (listed.total > memories.size) check.mismatches.push(`${owner}: ${listed.total} memories, more than one page; raise the page size`);
+  for (let i = 0; i < sessionCount; i++) {
+    const owner = `load-owner-${i % ownerCount}`;
+    const memories = stores.get(owner) ?? new Map<string, string>();
     stores.set(owner, memories);
+    for (const memory of (await arbor.memories(owner).list({ tag: `s${i}`, limit: 100 })).memories)
+      memories.set(memory.memory_id, memory.content);
   }
   const checkTranscript = (transcript: TranscriptEntry[], owner: string, board: Map<string, string>) => {
     const results = new Map(transcript.filter((entry) => entry.role === 'tool').map((entry) => [entry.tool_call_id!, entry]));
@@ -193,10 +207,29 @@ const results = await worker.runUntil(async () => {
     }
   };
   let troubles = { workflow_task_failures: 0, activity_failures: 0, activity_retries: 0, messages: [] as string[] };
+  const failuresByActivity: Record<string, number> = {};
+  const retriesByActivity: Record<string, number> = {};
   const addTrouble = async (workflowId: string) => {
     const handle = server.env.client.workflow.getHandle(workflowId);
     const firstRunId = (await handle.describe()).raw.workflowExecutionInfo?.firstRunId ?? '';
     const trouble = await historyTrouble(server.env.client, workflowId, firstRunId);
+    for await (const events of runHistories(server.env.client, workflowId, firstRunId)) {
+      const typeOf = new Map(
+        events.map((event) => [String(event.eventId), event.activityTaskScheduledEventAttributes?.activityType?.name ?? '']),
+      );
+      for (const event of events) {
+        const ended = event.activityTaskFailedEventAttributes ?? event.activityTaskTimedOutEventAttributes;
+        if (ended) {
+          const type = typeOf.get(String(ended.scheduledEventId)) ?? '?';
+          failuresByActivity[type] = (failuresByActivity[type] ?? 0) + 1;
+        }
+        const started = event.activityTaskStartedEventAttributes;
+        if (started && (started.attempt ?? 1) > 1) {
+          const type = typeOf.get(String(started.scheduledEventId)) ?? '?';
+          retriesByActivity[type] = (retriesByActivity[type] ?? 0) + 1;
+        }
+      }
+    }
     troubles = {
       workflow_task_failures: troubles.workflow_task_failures + trouble.workflow_task_failures,
       activity_failures: troubles.activity_failures + trouble.activity_failures,
@@ -226,7 +259,7 @@ const results = await worker.runUntil(async () => {
       p99: ratio(percentiles(during).p99, percentiles(before).p99),
     },
     tool_results: { ...check, mismatches: check.mismatches.length, first_mismatches: check.mismatches.slice(0, 10) },
-    histories: troubles,
+    histories: { ...troubles, failures_by_activity: failuresByActivity, retries_by_activity: retriesByActivity },
   };
 });
 
