@@ -8,6 +8,7 @@
  *   npx tsx bench/load.ts [sessions, default 200] [owners, default 20] [probe turns before and after, default 30]
  */
 import { ArborClient } from '../src/client.js';
+import { UnansweredQueryError } from '../src/client/access/query-failures.js';
 import type { SessionHandle } from '../src/client/session-handle.js';
 import type { TranscriptEntry } from '../src/shared/session.js';
 import type { FakeReply, RecordedRequest } from '../test/support/fake-openai.js';
@@ -107,9 +108,16 @@ const results = await worker.runUntil(async () => {
       server.env.client,
       session.id,
     )(async () => {
-      const snapshot = await session.snapshot();
-      if (snapshot.status === 'running' || snapshot.status === 'waiting_for_user') return false;
-      return messageId === undefined ? snapshot.queued_messages === 0 : (await session.messageState(messageId)) === 'handled';
+      // A query the loaded worker did not answer in time is asked again: the history may not grow again to wake us.
+      for (;;) {
+        try {
+          const snapshot = await session.snapshot();
+          if (snapshot.status === 'running' || snapshot.status === 'waiting_for_user') return false;
+          return messageId === undefined ? snapshot.queued_messages === 0 : (await session.messageState(messageId)) === 'handled';
+        } catch (error) {
+          if (!(error instanceof UnansweredQueryError)) throw error;
+        }
+      }
     });
   const probe = await arbor.startSession({ instruction: 'probe', owner: 'probe-owner' });
   await idle(probe);
