@@ -47,12 +47,17 @@ const arborSessionV2Changes = ['continue-as-new-with-queued-messages', 'sub-agen
  *   `hostToolNeedsApproval` local activity says so) asks the user, or is denied by the session's `deny` policy, before
  *   its activity is scheduled; before, every call ran. Asked only as such a call is dispatched in a session whose
  *   policy is not `allow` (which asks nobody, as before).
+ * - `session-input-checked`: a session whose input the client would refuse (none, not an object, keys no option has,
+ *   a limit out of range, a blank instruction) fails at once with an `InvalidSessionInput` failure that says what was
+ *   wrong; before, it failed its workflow task for ever or ran with what it could read. Asked only for such an input,
+ *   so a valid one records nothing.
  */
 type LaterChange =
   | 'first-turn-clock-starts-with-session'
   | 'continue-as-new-as-arborSessionV2'
   | 'host-tools-taken-at-continue-as-new'
-  | 'host-tool-approval-asked';
+  | 'host-tool-approval-asked'
+  | 'session-input-checked';
 
 export type SessionChange = (typeof arborSessionChanges)[number] | (typeof arborSessionV2Changes)[number] | LaterChange;
 
