@@ -149,6 +149,13 @@ export interface CarriedState {
   forgotten_message_ids?: string[];
   /** The session's position of the carried transcript's first entry (the entries before it were compacted away). */
   transcript_start?: number;
+  /** The newest ids of malformed message signals, with why each was refused. Absent: none. */
+  refused_messages?: RefusedMessage[];
+}
+
+export interface RefusedMessage {
+  id: string;
+  reason: string;
 }
 
 export interface SessionInput extends SessionOptions {
@@ -224,7 +231,18 @@ export interface SessionSnapshot {
   last_event_seq: number;
 }
 
-export type MessageState = 'unknown' | 'queued' | 'handled';
+/**
+ * Where a message id stands: never seen, waiting in the inbox, taken into a turn, or refused (a malformed
+ * `userMessage` signal that carried this id: the session's events say why).
+ */
+export type MessageState = 'unknown' | 'queued' | 'handled' | 'refused';
+
+/** What the `sendMessage` update returns: the message's id (given, or made by the session) and where it stands. */
+export interface MessageReceipt {
+  message_id: string;
+  /** `handled` only for an id sent before and already taken into a turn (sending again delivers it once). */
+  state: 'queued' | 'handled';
+}
 
 export interface TranscriptRange {
   offset?: number;
