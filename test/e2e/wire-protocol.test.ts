@@ -4,8 +4,10 @@
  * as a failed workflow or an error event or a refused update, and no workflow task fails anywhere.
  */
 import { randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
 import { WorkflowFailedError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
+import { NativeConnection, Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ArborClient, ArborClientError } from '../../src/client.js';
 import type { ConnectionSettings } from '../../src/client/connection.js';
@@ -194,5 +196,57 @@ describe('what clients other than the SDK send to a session', () => {
     const ended = await session.send('Anyone there?').catch((caught: unknown) => caught);
     expect(ended).toBeInstanceOf(ArborClientError);
     expect((ended as Error).message).toMatch(/has ended \(cancelled\); it takes no more messages/);
+  });
+
+  it('sends a message as the userMessage signal to a session whose worker is from before the sendMessage update', async () => {
+    const taskQueue = `${settings.taskQueue}-older`;
+    const older = await Worker.create({
+      connection: await NativeConnection.connect(settings.connectionOptions),
+      namespace: settings.namespace,
+      taskQueue,
+      workflowsPath: fileURLToPath(new URL('../support/older-workers/pre-update-session.ts', import.meta.url)),
+    });
+    await older.runUntil(async () => {
+      const id = `older-${randomUUID()}`;
+      await temporalClient.workflow.start('preUpdateSession', { workflowId: id, taskQueue });
+      const session = new SessionHandle(id, temporalClient);
+      const messageId = await session.send('Hello from a newer client');
+      expect(await session.messageState(messageId)).toBe('handled');
+      const history = await historyOf(id);
+      expect(history.flatMap((event) => event.workflowExecutionSignaledEventAttributes?.signalName ?? [])).toEqual(['userMessage']);
+      expect(await taskFailures(id)).toEqual([]);
+      await temporalClient.workflow.getHandle(id).terminate('test over');
+    });
+  });
+
+  it('sends a message as the signal as well when no worker takes the update, and the session takes it once', async () => {
+    const taskQueue = `${settings.taskQueue}-later`;
+    const id = `later-${randomUUID()}`;
+    await temporalClient.workflow.start(sessionWorkflowType, { workflowId: id, taskQueue, args: [{ instruction: 'Plan a picnic' }] });
+    const session = new SessionHandle(id, temporalClient);
+    // No worker polls this queue yet: the update waits, so the message also goes as a signal, and send returns.
+    const messageId = await session.send('Plan it for Sunday');
+    expect((await historyOf(id)).flatMap((event) => event.workflowExecutionSignaledEventAttributes?.signalName ?? [])).toEqual([
+      'userMessage',
+    ]);
+    const later = await createArborWorker({
+      connection: { ...settings, taskQueue },
+      model: { defaultModel: 'demo', requestTimeoutMs: 10_000 },
+      workflowBundlePath: inject('workflowBundlePath'),
+    });
+    const serving = later.run();
+    try {
+      const snapshot = await session.waitUntilIdle({ messageId, timeoutMs: 60_000 });
+      // The message once, though both the signal and the update that came later carried it (a signal that arrives
+      // before the session's first workflow task is queued before the instruction).
+      const users = (await session.transcript()).filter((entry) => entry.role === 'user').map((entry) => entry.content);
+      expect(users.sort()).toEqual(['Plan a picnic', 'Plan it for Sunday']);
+      expect(snapshot.queued_messages).toBe(0);
+      expect(await taskFailures(id)).toEqual([]);
+      await session.stop();
+    } finally {
+      later.shutdown();
+      await serving;
+    }
   });
 });
