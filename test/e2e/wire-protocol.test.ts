@@ -236,12 +236,14 @@ describe('what clients other than the SDK send to a session', () => {
     });
     const serving = later.run();
     try {
-      const snapshot = await session.waitUntilIdle({ messageId, timeoutMs: 60_000 });
-      // The message once, though both the signal and the update that came later carried it (a signal that arrives
-      // before the session's first workflow task is queued before the instruction).
+      await session.waitUntilIdle({ messageId, timeoutMs: 60_000 });
+      // Nothing left queued: the update that came later found the id already taken.
+      const snapshot = await session.waitUntilIdle({ timeoutMs: 60_000 });
+      expect(snapshot.queued_messages).toBe(0);
+      // The message once, though both the signal and the update carried it (a signal that arrives before the
+      // session's first workflow task is queued before the instruction).
       const users = (await session.transcript()).filter((entry) => entry.role === 'user').map((entry) => entry.content);
       expect(users.sort()).toEqual(['Plan a picnic', 'Plan it for Sunday']);
-      expect(snapshot.queued_messages).toBe(0);
       expect(await taskFailures(id)).toEqual([]);
       await session.stop();
     } finally {
