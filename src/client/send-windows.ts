@@ -31,13 +31,14 @@ export class SendWindows {
 
   /**
    * Sends one message of `bytes` bytes with `signal`, after the earlier sends to the same session, and once the window
-   * has room: `isSeen(id)` tells whether the session has taken in the message of that id.
+   * has room: `isSeen(id)` tells whether the session has taken in the message of that id. A `signal` that resolves
+   * with true says the session has taken the message in already (an update did), so it takes no room.
    */
   async send(
     sessionId: string,
     id: string,
     bytes: number,
-    signal: () => Promise<void>,
+    signal: () => Promise<boolean | void>,
     isSeen: (id: string) => Promise<boolean>,
   ): Promise<void> {
     let window = this.sessions.get(sessionId);
@@ -53,7 +54,7 @@ export class SendWindows {
         current.unseen = [];
         current.unseenBytes = 0;
       }
-      await signal();
+      if ((await signal()) === true) return;
       current.unseen.push(id);
       current.unseenBytes += bytes;
     });

@@ -1,10 +1,25 @@
 import { randomUUID } from 'node:crypto';
-import { CancelledFailure, WorkflowFailedError, WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
+import {
+  CancelledFailure,
+  ServiceError,
+  WorkflowFailedError,
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+  type Client,
+  type WorkflowHandle,
+} from '@temporalio/client';
 import { z } from 'zod';
 import { ArborClientError } from './errors.js';
 import { boundedQuery, checkQueryTimeout, isMissingQuery, isUnansweredQuery } from './access/query-failures.js';
 import { createSessionTree, type SessionTreeNode, type StoppedSessions } from './access/session-tree.js';
-import { messageStateQuery, snapshotQuery, transcriptPageQuery, transcriptQuery, userMessageSignal } from '../shared/messages.js';
+import {
+  messageStateQuery,
+  sendMessageUpdate,
+  snapshotQuery,
+  transcriptPageQuery,
+  transcriptQuery,
+  userMessageSignal,
+} from '../shared/messages.js';
 import {
   userMessageSchema,
   type MessageState,
@@ -12,6 +27,7 @@ import {
   type SessionSnapshot,
   type TranscriptEntry,
   type TranscriptRange,
+  type UserMessage,
 } from '../shared/session.js';
 import type { SessionWorkflow } from '../shared/workflow-types.js';
 import type { SessionEvent } from '../shared/events.js';
@@ -28,6 +44,12 @@ import { utf8Length } from '../shared/utf8.js';
 export { maxUnacknowledgedBytes, maxUnacknowledgedSends } from './send-windows.js';
 
 const sendWindows = new SendWindows();
+
+/**
+ * How long a send waits for the session to accept its `sendMessage` update before it also sends the message as the
+ * `userMessage` signal (same id, so it is delivered once): an update waits for a worker, a signal does not.
+ */
+const updateAcceptWaitMs = 5_000;
 
 export interface WaitOptions {
   /** Wait until this message has been taken into a turn and that turn has ended. */
@@ -63,8 +85,11 @@ export class SessionHandle {
   }
 
   /**
-   * Sends a user message and returns its id. Sending the same id twice delivers it once. Messages from this client to
-   * one session go out in the order of the calls, with at most `maxUnacknowledgedSends` of them, and at most
+   * Sends a user message and returns its id, once the session has it queued (the `sendMessage` update, whose
+   * validator refuses a malformed message or a session that has ended with an ArborClientError). Sending the same id
+   * twice delivers it once. Messages from this client to one session go out in the order of the calls. Where the
+   * update cannot be used (a worker from before it, no worker answering within 5 s, the server's limits on updates),
+   * the message goes as the `userMessage` signal, with at most `maxUnacknowledgedSends` of them, and at most
    * `maxUnacknowledgedBytes` of them, not yet taken in by the session: a flood of sends, or of large messages, is
    * delivered at the pace the session can take it, none lost.
    */
@@ -78,7 +103,7 @@ export class SessionHandle {
         this.id,
         id,
         utf8Length(message.content),
-        () => this.workflow.signal(userMessageSignal, message),
+        () => this.deliver(message),
         async (sent) => (await this.query(() => this.workflow.query(messageStateQuery, sent))) !== 'unknown',
       );
     } catch (error) {
@@ -89,6 +114,29 @@ export class SessionHandle {
       throw new ArborClientError(`No session with id ${this.id}.`);
     }
     return id;
+  }
+
+  /** Delivers a message: true when the `sendMessage` update has queued it, false when it went as the signal. */
+  private async deliver(message: UserMessage): Promise<boolean> {
+    const update = this.workflow.executeUpdate(sendMessageUpdate, { args: [message], updateId: message.id });
+    let timer: NodeJS.Timeout | undefined;
+    const slow = new Promise<'slow'>((resolve) => (timer = setTimeout(() => resolve('slow'), updateAcceptWaitMs)));
+    try {
+      if ((await Promise.race([update, slow])) !== 'slow') return true;
+      // Left to go on: once a worker takes it, the session finds the id already queued (or handled) by the signal.
+      update.catch(() => undefined);
+    } catch (error) {
+      if (error instanceof WorkflowUpdateFailedError) {
+        const reason = error.cause?.message ?? error.message;
+        if (!reason.startsWith('No registered handler for update')) throw new ArborClientError(reason);
+      } else if (!(error instanceof ServiceError)) {
+        throw error;
+      }
+    } finally {
+      clearTimeout(timer);
+    }
+    await this.workflow.signal(userMessageSignal, message);
+    return false;
   }
 
   snapshot(): Promise<SessionSnapshot> {
@@ -138,6 +186,8 @@ export class SessionHandle {
           if (entries.length > 0) options.onEntries(entries);
         }
         const state = options.messageId === undefined ? 'handled' : await this.messageState(options.messageId);
+        if (state === 'refused')
+          throw new ArborClientError(`Session ${this.id} refused message ${options.messageId}; its error event (events query) says why.`);
         const handled = state === 'handled';
         if (!handled)
           last = `${snapshot.status}, with message ${options.messageId} ${state === 'queued' ? 'still queued' : 'not received'}`;

@@ -40,7 +40,8 @@ export type SessionEventBody =
   | { type: 'task_updated'; task_id: string; subject: string; status: TaskStatus | 'deleted' }
   | { type: 'status_changed'; from: SessionStatus; to: SessionStatus }
   | { type: 'notice'; content: string }
-  | { type: 'error'; content: string };
+  /** `message_id`: the error is a refused message signal that carried this id. */
+  | { type: 'error'; content: string; message_id?: string };
 
 export type SessionEventType = SessionEventBody['type'];
 

@@ -7,6 +7,7 @@ import type { ToolReply } from './tool-reply.js';
 import type { HostToolCatalogue } from './host-tools.js';
 import type { WriteBatch, WriteBatchReply } from './write-batches.js';
 import type {
+  MessageReceipt,
   MessageState,
   SessionSnapshot,
   SubAgentFinished,
@@ -18,8 +19,18 @@ import type {
 
 /** The public protocol of a session workflow, shared by the workflow code and the client. */
 
-/** A user message for the session; queued when a turn is running. */
+/**
+ * A user message for the session; queued when a turn is running. Kept for clients that signal: a malformed one is
+ * refused with an `error` event (and, if it carried an id, `messageState` of that id is `refused`).
+ */
 export const userMessageSignal = defineSignal<[UserMessage]>('userMessage');
+
+/**
+ * A user message for the session, as an update: its validator refuses a malformed message (or a session that has
+ * ended) at the caller with the reason, and a refused update leaves no trace in history. It returns as soon as the
+ * message is in the inbox, not when its turn is done.
+ */
+export const sendMessageUpdate = defineUpdate<MessageReceipt, [UserMessage]>('sendMessage');
 
 export const snapshotQuery = defineQuery<SessionSnapshot>('snapshot');
 /** Entries of this run's transcript, by their position in the run (the worker's rebuild of a model call reads these). */

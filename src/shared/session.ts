@@ -85,33 +85,49 @@ export interface TranscriptEntry {
 
 export const sessionInputSchema = lazy(() =>
   z.object({
-    instruction: z.string().max(maxMessageLength).optional(),
-    title: z.string().max(200).optional(),
-    model: z.string().min(1).max(200).optional(),
-    system_prompt: z.string().max(maxMessageLength).optional(),
-    parent_session_id: z.string().optional(),
-    root_session_id: z.string().optional(),
-    /** Model calls allowed in one turn before the turn is ended. */
-    max_tool_rounds: z.number().int().min(1).max(1000).optional(),
-    /** Names of the tools this session may use (built-in and host tools); omitted means all. */
-    tools: z.array(z.string()).optional(),
-    /** Sub-agents: how the parent waits for this session, and the chain of sessions above it (root first). */
-    mode: z.enum(['async', 'sync']).optional(),
-    ancestor_session_ids: z.array(z.string()).max(100).optional(),
-    /** Deepest sub-agent level below the root (default 4), and running sub-agents per session (default 50). */
-    max_depth: z.number().int().min(0).max(64).optional(),
-    max_children: z.number().int().min(0).max(1000).optional(),
-    /** Whose memories the session reads and writes (default `default`); sub-agents inherit it. */
-    owner: ownerSchema().optional(),
-    /** Continue as new once a run's history has this many events (default 5,000; Temporal warns at 10,240). */
-    history_limit: z.number().int().min(100).max(10_000).optional(),
-    /** A root session that ends once its work is done, as a sub-agent does (automation runs). */
-    ends_when_done: z.boolean().optional(),
-    /**
-     * What a host tool call that needs approval does: `ask` the user (default), `allow` it, or `deny` it without asking
-     * (default of sessions that end when done, such as automation runs). Sub-agents inherit it.
-     */
-    approval: approvalPolicySchema().optional(),
+    instruction: z
+      .string()
+      .max(maxMessageLength)
+      .optional()
+      .describe("The session's first message (not blank); omitted: the session waits for one"),
+    title: z.string().max(200).optional().describe('Shown in the Web UI and the CLI; default: made from the instruction'),
+    model: z.string().min(1).max(200).optional().describe("The model's name; default: the worker's ARBOR_MODEL"),
+    system_prompt: z.string().max(maxMessageLength).optional().describe("Replaces Arbor's system prompt"),
+    parent_session_id: z.string().optional().describe('Set by Arbor for a sub-agent'),
+    root_session_id: z.string().optional().describe("Set by Arbor for a sub-agent: its tree's root"),
+    max_tool_rounds: z
+      .number()
+      .int()
+      .min(1)
+      .max(1000)
+      .optional()
+      .describe('Model calls allowed in one turn before the turn is ended (default 25)'),
+    tools: z.array(z.string()).optional().describe('Names of the tools this session may use (built-in and host tools); omitted: all'),
+    mode: z.enum(['async', 'sync']).optional().describe('Set by Arbor for a sub-agent: how its parent waits for it'),
+    ancestor_session_ids: z
+      .array(z.string())
+      .max(100)
+      .optional()
+      .describe('Set by Arbor for a sub-agent: the sessions above it, root first'),
+    max_depth: z.number().int().min(0).max(64).optional().describe('Deepest sub-agent level below the root (default 4)'),
+    max_children: z.number().int().min(0).max(1000).optional().describe('Running sub-agents per session (default 50)'),
+    owner: ownerSchema().optional().describe('Whose memories the session reads and writes (default "default"); sub-agents inherit it'),
+    history_limit: z
+      .number()
+      .int()
+      .min(100)
+      .max(10_000)
+      .optional()
+      .describe("Continue as new once a run's history has this many events (default 5,000; Temporal warns at 10,240)"),
+    ends_when_done: z
+      .boolean()
+      .optional()
+      .describe('A root session that ends once its work is done, as a sub-agent does (automation runs)'),
+    approval: approvalPolicySchema()
+      .optional()
+      .describe(
+        'What a host tool call that needs approval does: ask the user (default), allow it, or deny it without asking (default when ends_when_done)',
+      ),
   }),
 );
 export type SessionOptions = z.infer<ReturnType<typeof sessionInputSchema>>;
@@ -149,6 +165,13 @@ export interface CarriedState {
   forgotten_message_ids?: string[];
   /** The session's position of the carried transcript's first entry (the entries before it were compacted away). */
   transcript_start?: number;
+  /** The newest ids of malformed message signals, with why each was refused. Absent: none. */
+  refused_messages?: RefusedMessage[];
+}
+
+export interface RefusedMessage {
+  id: string;
+  reason: string;
 }
 
 export interface SessionInput extends SessionOptions {
@@ -175,8 +198,13 @@ export type CarriedInboxMessage = Omit<InboxMessage, 'source'> & { source?: Mess
 
 export const userMessageSchema = lazy(() =>
   z.object({
-    id: z.string().min(1).max(200).optional(),
-    content: z.string().trim().min(1, 'message is empty').max(maxMessageLength),
+    id: z
+      .string()
+      .min(1)
+      .max(200)
+      .optional()
+      .describe('Its dedupe key: a message sent twice with one id is delivered once; omitted: one is made'),
+    content: z.string().trim().min(1, 'message is empty').max(maxMessageLength).describe('The text (not blank)'),
   }),
 );
 export type UserMessage = z.infer<ReturnType<typeof userMessageSchema>>;
@@ -224,7 +252,18 @@ export interface SessionSnapshot {
   last_event_seq: number;
 }
 
-export type MessageState = 'unknown' | 'queued' | 'handled';
+/**
+ * Where a message id stands: never seen, waiting in the inbox, taken into a turn, or refused (a malformed
+ * `userMessage` signal that carried this id: the session's events say why).
+ */
+export type MessageState = 'unknown' | 'queued' | 'handled' | 'refused';
+
+/** What the `sendMessage` update returns: the message's id (given, or made by the session) and where it stands. */
+export interface MessageReceipt {
+  message_id: string;
+  /** `handled` only for an id sent before and already taken into a turn (sending again delivers it once). */
+  state: 'queued' | 'handled';
+}
 
 export interface TranscriptRange {
   offset?: number;

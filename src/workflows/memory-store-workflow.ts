@@ -1,4 +1,13 @@
-import { allHandlersFinished, condition, continueAsNew, currentUpdateInfo, setHandler, workflowInfo } from '@temporalio/workflow';
+import {
+  allHandlersFinished,
+  ApplicationFailure,
+  condition,
+  continueAsNew,
+  currentUpdateInfo,
+  patched,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
 import { memoryReadQuery, memoryWritesUpdate, memoryWriteUpdate } from '../shared/messages.js';
 import { batchShapeError } from '../shared/write-batches.js';
 import { applyWriteBatch } from './write-batches.js';
@@ -12,6 +21,8 @@ import {
   type MemoryWriteRequest,
 } from '../shared/tools/memory.js';
 import { MemoryStore } from './memory-store.js';
+import { memoryStoreInputProblem } from '../shared/memory-store-input.js';
+import { invalidMemoryStoreInputType } from '../shared/session-input.js';
 import type { MemoryStoreInput, MemoryStoreWorkflow } from '../shared/workflow-types.js';
 import { RecentReplies } from './recent-replies.js';
 import type { ToolReply } from '../shared/tool-reply.js';
@@ -25,6 +36,11 @@ const writesPerRun = 500;
  * continue-as-new too); reads are queries.
  */
 export const memoryStoreWorkflow = (async (input: MemoryStoreInput): Promise<void> => {
+  // Asked only for an input the store refuses (so a valid one records nothing): before, such a store failed its
+  // workflow task for ever, or ran with no owner.
+  const problem = memoryStoreInputProblem(input);
+  if (problem !== null && patched('memory-store-input-checked'))
+    throw ApplicationFailure.create({ type: invalidMemoryStoreInputType, message: problem, nonRetryable: true });
   const store = new MemoryStore(() => new Date(), input.carried);
   // Every write of the run before this one, so a write retried across a continue-as-new is still recognised.
   const recent = new RecentReplies(input.recent_writes, 2 * writesPerRun);

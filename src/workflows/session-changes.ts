@@ -59,6 +59,10 @@ const arborSessionV2Changes = ['continue-as-new-with-queued-messages', 'sub-agen
  * - `store-writes-settled-after-failure`: when a memory write's or a sub-agent's task-board operation's activity fails
  *   for good, the activity `settleMemoryWrite` or `settleTaskBoardCall` asks the store whether it was applied (and
  *   keeps it from being applied later if not); before, the model read the activity's failure. Asked only then.
+ * - `session-input-checked`: a session whose input the client would refuse (none, not an object, keys no option has,
+ *   a limit out of range, a blank instruction) fails at once with an `InvalidSessionInput` failure that says what was
+ *   wrong; before, it failed its workflow task for ever or ran with what it could read. Asked only for such an input,
+ *   so a valid one records nothing.
  */
 type LaterChange =
   | 'first-turn-clock-starts-with-session'
@@ -68,7 +72,8 @@ type LaterChange =
   | 'status-waiting-for-user-written-alone'
   | 'wait-time-zone-checked-as-schedules-read-it'
   | 'continue-as-new-waits-for-messages-of-its-task'
-  | 'store-writes-settled-after-failure';
+  | 'store-writes-settled-after-failure'
+  | 'session-input-checked';
 
 export type SessionChange = (typeof arborSessionChanges)[number] | (typeof arborSessionV2Changes)[number] | LaterChange;
 

@@ -4,6 +4,7 @@ import {
   type CarriedState,
   type InboxMessage,
   type MessageState,
+  type RefusedMessage,
   type SessionSnapshot,
   type SessionStatus,
   type StoredPlan,
@@ -61,6 +62,8 @@ export class SessionState {
   updatedAt: string;
   /** When the latest turn began (null before the first). */
   turnStartedAt: string | null;
+  /** The newest ids of refused message signals, and why (see `refuseMessage`). */
+  refusedMessages: RefusedMessage[];
 
   constructor(
     readonly identity: SessionIdentity,
@@ -116,6 +119,7 @@ export class SessionState {
     this.createdAt = carried?.created_at ?? now;
     this.updatedAt = now;
     this.turnStartedAt = carried?.turn_started_at ?? null;
+    this.refusedMessages = carried?.refused_messages ?? [];
   }
 
   /** Takes in where the session runs, as the worker (or, for a sub-agent, its parent) described it. */
@@ -137,8 +141,22 @@ export class SessionState {
   /** Queues a message; a message whose id was already seen is ignored, so a retried send never doubles. */
   enqueue(message: Omit<InboxMessage, 'id'> & { id?: string | undefined }): void {
     const id = message.id ?? this.clock.newId();
-    if (this.messageState(id) !== 'unknown') return;
+    const state = this.messageState(id);
+    if (state === 'queued' || state === 'handled') return;
+    // A message refused before and now sent well is no longer refused.
+    if (state === 'refused') this.refusedMessages = this.refusedMessages.filter((refused) => refused.id !== id);
     this.inbox.push({ id, content: message.content, source: message.source });
+    this.touch();
+  }
+
+  /** A message the session could not take: an error event with the reason, and its id (if any) answers `refused`. */
+  refuseMessage(id: string | undefined, reason: string): void {
+    const content = shorten(reason, eventTextLimits.message).text;
+    this.events.emit({ type: 'error', content, ...(id !== undefined ? { message_id: id } : {}) });
+    if (id === undefined) return;
+    this.refusedMessages = [...this.refusedMessages.filter((refused) => refused.id !== id), { id, reason: content }].slice(
+      -carriedRefusedMessages,
+    );
     this.touch();
   }
 
@@ -166,7 +184,8 @@ export class SessionState {
 
   messageState(id: string): MessageState {
     if (this.inbox.some((message) => message.id === id)) return 'queued';
-    return this.transcript.hasHandled(id) ? 'handled' : 'unknown';
+    if (this.transcript.hasHandled(id)) return 'handled';
+    return this.refusedMessages.some((refused) => refused.id === id) ? 'refused' : 'unknown';
   }
 
   /** Adds a transcript entry and its events (tool results have theirs emitted as each call finishes; see `toolFinished`). */
@@ -321,6 +340,7 @@ export class SessionState {
       ...(this.loops.loops.length > 0 ? { loops: this.loops.loops } : {}),
       ...(this.crons.jobs.length > 0 ? { cron_jobs: this.crons.jobs } : {}),
       ...(this.treeQuestions.length > 0 ? { tree_questions: this.treeQuestions } : {}),
+      ...(this.refusedMessages.length > 0 ? { refused_messages: this.refusedMessages } : {}),
     };
   }
 
@@ -341,6 +361,9 @@ export const carriedStateBytes = 1_300_000;
  * Chinese), so a long queue waits for turns to take some of it before the session continues as new.
  */
 export const carriedInboxBytes = 500_000;
+
+/** The most refused message ids a session remembers (and carries across continue-as-new), the newest. */
+export const carriedRefusedMessages = 100;
 
 /** The most closed sub-agents a continue-as-new carries in the session's record of its children (the newest). */
 export const carriedClosedChildren = 100;

@@ -1,5 +1,6 @@
 import {
   allHandlersFinished,
+  ApplicationFailure,
   CancellationScope,
   condition,
   getExternalWorkflowHandle,
@@ -21,6 +22,7 @@ import {
   snapshotQuery,
   transcriptPageQuery,
   transcriptQuery,
+  sendMessageUpdate,
   subAgentFinishedSignal,
   taskBoardUpdate,
   taskBoardWritesUpdate,
@@ -29,6 +31,7 @@ import {
 } from '../shared/messages.js';
 import { applyBoardBatch, applyBoardRequest, checkBoardBatch, parseBoardRequest } from './board-requests.js';
 import { acceptAnswers, checkAnswerRequest } from './answer-questions.js';
+import { acceptMessage, checkMessage, receiveMessageSignal } from './send-message.js';
 import { defaultSystemPrompt } from '../shared/prompts.js';
 import {
   closedStatuses,
@@ -36,10 +39,10 @@ import {
   defaultMaxDepth,
   defaultMaxToolRounds,
   sessionWorkflowType,
-  userMessageSchema,
   type SessionInput,
   type SessionResult,
 } from '../shared/session.js';
+import { invalidSessionInputType, sessionInputProblem } from '../shared/session-input.js';
 import { SessionState } from './session-state.js';
 import { noticeUnservedTools, takeCatalogue } from './host-tool-catalogue.js';
 import { servedTools } from './deployment-settings.js';
@@ -88,6 +91,11 @@ export const sessionWorkflow = (async (input) => {
 }) satisfies SessionWorkflow;
 
 async function runSession(input: SessionInput): Promise<SessionResult> {
+  // Other clients (the Temporal CLI, the Web UI, other SDKs) send what they send: refused input ends the session at
+  // once, as a failed workflow that says why, instead of a workflow task failing for ever.
+  const problem = sessionInputProblem(input);
+  if (problem !== null && hasChange('session-input-checked'))
+    throw ApplicationFailure.create({ type: invalidSessionInputType, message: problem, nonRetryable: true });
   const sessionId = workflowInfo().workflowId;
   const ancestors = input.ancestor_session_ids ?? (input.parent_session_id ? [input.parent_session_id] : []);
   // Set while a turn begins: what the session records then is stamped with the turn's start (see the loop below).
@@ -111,9 +119,11 @@ async function runSession(input: SessionInput): Promise<SessionResult> {
 
   setHandler(userMessageSignal, (message) => {
     noteArrival();
-    // A malformed message is dropped here rather than failing the workflow; the client validates before sending.
-    const parsed = userMessageSchema().safeParse(message);
-    if (parsed.success && !closedStatuses.includes(state.status)) state.enqueue({ ...parsed.data, source: 'user' });
+    receiveMessageSignal(state, message);
+  });
+  // Returns as soon as the message is queued: the server lets only 10 updates wait on a workflow at once.
+  setHandler(sendMessageUpdate, (message) => (noteArrival(), acceptMessage(state, message)), {
+    validator: (message) => checkMessage(state, message),
   });
   setHandler(snapshotQuery, () => state.snapshot());
   setHandler(transcriptQuery, (range) => state.transcript.range(range));
@@ -128,7 +138,9 @@ async function runSession(input: SessionInput): Promise<SessionResult> {
   setHandler(taskBoardUpdate, (request) => (noteArrival(), applyBoardRequest(state, request)), {
     validator: (request) => void parseBoardRequest(state, request),
   });
-  setHandler(taskBoardWritesUpdate, (batch) => applyBoardBatch(state, batch), { validator: (batch) => checkBoardBatch(state, batch) });
+  setHandler(taskBoardWritesUpdate, (batch) => (noteArrival(), applyBoardBatch(state, batch)), {
+    validator: (batch) => checkBoardBatch(state, batch),
+  });
   setHandler(treeQuestionsSignal, (change) => {
     noteArrival();
     if (change && (change.kind === 'asked' || change.kind === 'settled')) state.applyTreeQuestions(change);

@@ -32,7 +32,7 @@ describe('the ArborStatus search attribute of a session (dev server, worker proc
   const servers = devServerWorkers('sk-status-visibility');
   const { model } = servers;
 
-  it('keeps a turn of one model call at the floor of ten history events, with no status upsert', async () => {
+  it('keeps a turn of one model call at the floor of eleven history events, with no status upsert', async () => {
     const instruction = `just answer ${randomUUID()}`;
     model.script(instruction, { content: 'First answer.' }, { content: 'Second answer.' });
     const session = await servers.client.startSession({ instruction });
@@ -44,8 +44,11 @@ describe('the ArborStatus search attribute of a session (dev server, worker proc
     await session.waitUntilIdle({ timeoutMs: 60_000, messageId });
     const after = (await handle.fetchHistory()).events ?? [];
 
+    // The sendMessage update (accepted, completed) in the workflow task that schedules the model call, the call, and
+    // the task that ends the turn: one event more than a signal's turn.
     const turn = after.slice(before.length);
-    expect(turn).toHaveLength(10);
+    expect(turn.filter((event) => event.workflowExecutionUpdateAcceptedEventAttributes)).toHaveLength(1);
+    expect(turn).toHaveLength(11);
     expect(statusUpserts(turn)).toEqual([]);
     expect((await handle.describe()).typedSearchAttributes.get(statusKey)).toBe('idle');
   });

@@ -22,6 +22,7 @@ import { workflowSourceWorkerOptions } from '../../src/worker/workflow-code.js';
 import { FakeOpenAI } from '../support/fake-openai.js';
 import { call, ScriptedModel } from '../support/scripted-model.js';
 import { memoryStoreId, memoryStoreWorkflowType } from '../../src/shared/tools/memory.js';
+import { sendMessageUpdate, userMessageSignal } from '../../src/shared/messages.js';
 import { z } from 'zod';
 import { defineHostTool, type ToolDefinition } from '../../src/tools.js';
 import { buildCatalogue } from '../../src/tools/catalogue.js';
@@ -416,6 +417,33 @@ try {
       },
       { run: 'first', type },
     );
+  }
+  // Messages through the sendMessage update: two from the SDK, one with no id (the session names it), one sent again
+  // (delivered once); a malformed userMessage signal recorded as an error event; refused updates leave nothing.
+  await record('send-message', 'demo', { instruction: 'Plan a garden.' }, async (session) => {
+    await session.waitUntilIdle();
+    const workflow = env.client.workflow.getHandle(session.id);
+    const first = await session.send('Plan the beds.');
+    await session.waitUntilIdle({ messageId: first });
+    await workflow.executeUpdate(sendMessageUpdate, { args: [{ id: first, content: 'Plan the beds.' }] });
+    await workflow.executeUpdate(sendMessageUpdate, { args: [{ content: '' }] }).catch(() => undefined);
+    await workflow.signal(userMessageSignal, { id: 'm-bad', text: 'Plan the paths.' } as never);
+    const { message_id } = await workflow.executeUpdate(sendMessageUpdate, { args: [{ content: 'Plan the paths.' }] });
+    await session.waitUntilIdle({ messageId: message_id });
+  });
+  // Inputs the workflow refuses: a session started with a string, a memory store with no owner. Each fails at once.
+  for (const [type, input] of [
+    [sessionWorkflowType, 'Plan a garden.'],
+    [memoryStoreWorkflowType, { owner: '' }],
+  ] as const) {
+    if (wanted.length > 0 && !wanted.includes('invalid-input')) continue;
+    const taskQueue = `record-invalid-input-${type}`;
+    const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, ...workflowSourceWorkerOptions() });
+    await worker.runUntil(async () => {
+      const handle = await env.client.workflow.start(type, { workflowId: `history-invalid-input-${type}`, taskQueue, args: [input] });
+      await handle.result().catch(() => undefined);
+      await writeHistory(type, 'invalid-input', historyToJSON(await handle.fetchHistory()));
+    });
   }
 } finally {
   await env.teardown();

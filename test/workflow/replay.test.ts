@@ -103,6 +103,33 @@ describe('committed histories', () => {
     expect(after).toEqual({ tasks: ['completed', 'completed'], marked: true, last: 'EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW' });
   });
 
+  it('include a session that took its messages through the sendMessage update, and a malformed userMessage signal', async () => {
+    const histories = await committedHistories();
+    const sent = histories.find((entry) => entry.workflowId === `${sessionWorkflowType}/send-message.json`)!;
+    const events = sent.history.events as {
+      workflowExecutionUpdateAcceptedEventAttributes?: { acceptedRequest?: { input?: { name?: string } } };
+      workflowExecutionSignaledEventAttributes?: { signalName?: string };
+    }[];
+    const updates = events.flatMap((event) => event.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name ?? []);
+    expect(updates).toEqual(['sendMessage', 'sendMessage', 'sendMessage']);
+    expect(events.flatMap((event) => event.workflowExecutionSignaledEventAttributes?.signalName ?? [])).toEqual(['userMessage']);
+  });
+
+  it('include a session and a memory store whose input was refused, each failed at once behind its patch', async () => {
+    const histories = await committedHistories();
+    for (const [type, change] of [
+      [sessionWorkflowType, 'session-input-checked'],
+      [memoryStoreWorkflowType, 'memory-store-input-checked'],
+    ]) {
+      const refused = histories.find((entry) => entry.workflowId === `${type}/invalid-input.json`)!;
+      const text = JSON.stringify(refused.history);
+      expect(text, type).toContain(Buffer.from(JSON.stringify({ id: change, deprecated: false })).toString('base64'));
+      expect(refused.history.events.at(-1)?.workflowExecutionFailedEventAttributes?.failure?.applicationFailureInfo?.type, type).toMatch(
+        /^Invalid(Session|MemoryStore)Input$/,
+      );
+    }
+  });
+
   it('replay with today’s workflow code without nondeterminism', async () => {
     const histories = await committedHistories();
     const results = [];
