@@ -5,6 +5,7 @@ import { answerCommand } from './commands/answer.js';
 import { chatCommand } from './commands/chat.js';
 import { watchCommand } from './commands/watch.js';
 import { memoryCommand } from './commands/memory.js';
+import { listCommand } from './commands/list.js';
 import { loopsCommand } from './commands/loops.js';
 import { automationsCommand } from './commands/automations.js';
 import { devCommand } from './commands/dev.js';
@@ -43,6 +44,7 @@ export function buildProgram(): Command {
     doctorCommand,
     runCommand,
     startCommand,
+    listCommand,
     sendCommand,
     showCommand,
     treeCommand,

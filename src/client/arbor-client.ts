@@ -14,6 +14,7 @@ import { isToolName, toolNames } from '../shared/tools/registry.js';
 import { checkSessionId } from './session-id.js';
 import { hostToolNamePattern } from '../shared/host-tools.js';
 import type { SessionWorkflow } from '../shared/workflow-types.js';
+import { listSessions, sessionOwnerMemoKey, type ListSessionsOptions, type SessionSummary } from './session-list.js';
 
 export interface ConnectOptions extends ConnectionOverrides, SessionHandleOptions {
   env?: NodeJS.ProcessEnv;
@@ -59,6 +60,7 @@ export class ArborClient {
       taskQueue: this.taskQueue,
       args: [input],
       staticSummary: input.title ?? defaultTitle(input.instruction),
+      memo: { [sessionOwnerMemoKey]: input.owner ?? defaultOwner },
     });
     return new SessionHandle(sessionId, this.temporal, this.handleOptions);
   }
@@ -66,6 +68,14 @@ export class ArborClient {
   /** A handle to an existing session. The id must be a session id (a UUID). */
   session(sessionId: string): SessionHandle {
     return new SessionHandle(checkSessionId(sessionId), this.temporal, this.handleOptions);
+  }
+
+  /**
+   * Root sessions, newest activity first, filtered by status, owner and title (a part of it, any case), from Temporal
+   * visibility: it needs no worker and works on any cluster with Arbor's search attributes.
+   */
+  async listSessions(options: ListSessionsOptions = {}): Promise<SessionSummary[]> {
+    return listSessions(this.temporal, options);
   }
 
   /** The memories of an owner (default `default`), shared by all the owner's sessions. */
