@@ -26,6 +26,8 @@ export interface ListSessionsOptions {
   owner?: string;
   /** Only sessions whose title contains this text (any case). */
   title?: string;
+  /** Only sessions whose workflows run on this task queue. */
+  taskQueue?: string;
   /** At most this many (default 20). */
   limit?: number;
 }
@@ -48,6 +50,7 @@ const listOptionsSchema = z.object({
   status: z.enum(listedSessionStatuses).optional(),
   owner: ownerSchema().optional(),
   title: z.string().optional(),
+  taskQueue: z.string().min(1).optional(),
   limit: z.number().int().positive().max(1000).optional(),
 });
 
@@ -61,12 +64,13 @@ export const defaultListLimit = 20;
 export async function listSessions(client: Client, options: ListSessionsOptions = {}): Promise<SessionSummary[]> {
   const parsed = listOptionsSchema.safeParse(options);
   if (!parsed.success) throw new ArborClientError(`Invalid list options: ${z.prettifyError(parsed.error)}`);
-  const { status, owner, title, limit = defaultListLimit } = parsed.data;
+  const { status, owner, title, taskQueue, limit = defaultListLimit } = parsed.data;
   const clauses = [
     `WorkflowType IN (${sessionWorkflowTypes.map((type) => `'${type}'`).join(', ')})`,
     `${parentSessionIdKey.name} IS NULL`,
     `ExecutionStatus != 'ContinuedAsNew'`,
   ];
+  if (taskQueue) clauses.push(`TaskQueue = '${taskQueue.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`);
   if (status && (status === 'running' || status === 'idle' || status === 'waiting_for_user')) clauses.push(`ExecutionStatus = 'Running'`);
   const titleNeedle = title?.trim().toLowerCase();
   const found: SessionSummary[] = [];
