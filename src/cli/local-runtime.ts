@@ -4,7 +4,7 @@ import proto from '@temporalio/proto';
 import { connectClient, type ConnectionSettings } from '../client/connection.js';
 import { startDevServer, isServerReachable, type DevServer } from '../temporal/dev-server.js';
 import { createArborWorker, type ArborWorker } from '../worker/create-worker.js';
-import { UsageError } from './usage-error.js';
+import { checkServerAnswers } from './server-reach.js';
 import { loadToolModules } from './tool-modules.js';
 import type { ToolDefinition } from '../tools/define.js';
 
@@ -61,11 +61,7 @@ export async function ensureLocalRuntime(
   const tools = await loadToolModules(toolModules);
   let server: DevServer | undefined;
   if (!(await isServerReachable(settings.address, 1500))) {
-    if (settings.addressGiven) {
-      throw new UsageError(
-        `Cannot reach the Temporal server at ${settings.address}. Start it, or unset TEMPORAL_ADDRESS to let Arbor start its own.`,
-      );
-    }
+    if (settings.addressGiven) await checkServerAnswers(settings.address);
     log(`No Temporal server at ${settings.address}; starting the embedded dev server (state in ${embeddedDatabase}).`);
     ({ server, settings } = await startEmbeddedServer(settings, log));
   }

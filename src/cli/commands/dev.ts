@@ -10,6 +10,7 @@ import {
 import { loadToolModules, toolModulePaths } from '../tool-modules.js';
 import { embeddedDatabase, embeddedUiPort, startEmbeddedServer, startInProcessWorker } from '../local-runtime.js';
 import type { DevServer } from '../../temporal/dev-server.js';
+import { checkServerAnswers } from '../server-reach.js';
 
 interface DevFlags extends ConnectionFlags {
   port?: number;
@@ -32,6 +33,7 @@ export const devCommand = withToolModulesFlag(
   let settings = connectionSettingsFrom(flags);
   let server: DevServer | undefined;
   if (settings.addressGiven) {
+    await checkServerAnswers(settings.address);
     log(`Using the Temporal server at ${settings.address} (TEMPORAL_ADDRESS); not starting one.`);
   } else {
     ({ server, settings } = await startEmbeddedServer(settings, log, { port: flags.port!, uiPort: flags.uiPort!, dbFile: flags.db! }));
