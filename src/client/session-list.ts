@@ -1,16 +1,14 @@
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import { z } from 'zod';
 import { ArborClientError } from './errors.js';
-import { legacySessionWorkflowType, previousSessionWorkflowType, sessionStatuses, sessionWorkflowType } from '../shared/session.js';
+import { sessionStatuses } from '../shared/session.js';
+import { sessionWorkflowTypes } from './session-id.js';
 import { parentSessionIdKey, statusKey, titleKey } from '../shared/search-attributes.js';
 import { ownerSchema } from '../shared/tools/memory.js';
 
 /** The memo key naming a session's owner; the SDK sets it when it starts a session (schedules use the same key). */
 export const sessionOwnerMemoKey = 'arbor_owner';
 const automationMemoKey = 'arbor_automation';
-
-/** Every workflow type an Arbor session has run as: any workflow of these types is a session, whatever its id. */
-export const sessionWorkflowTypes = [sessionWorkflowType, previousSessionWorkflowType, legacySessionWorkflowType] as const;
 
 /**
  * A listed session's status: the session's own statuses, and for a workflow closed by something other than itself

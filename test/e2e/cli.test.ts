@@ -65,7 +65,7 @@ describe('the arbor CLI against a running worker', () => {
   });
 
   it.each([
-    [['show', 'not-a-session'], /not a session id: expected a UUID/],
+    [['show', 'not-a-session'], /No session with id not-a-session/],
     [['show', randomUUID()], /No session with id/],
     [['send', randomUUID()], /missing required argument 'message'/],
     [['start', '   '], /The instruction is empty/],

@@ -92,7 +92,7 @@ export const chatCommand = withSessionFlags(
  * asks questions already waiting (on a terminal; elsewhere it prints how to answer them) before the first prompt.
  */
 async function resume(client: ArborClient, sessionId: string, output: Output): Promise<SessionHandle> {
-  const session = client.session(sessionId);
+  const session = await client.findSession(sessionId);
   const snapshot = await session.snapshot();
   if (closedStatuses.includes(snapshot.status)) {
     throw new UsageError(

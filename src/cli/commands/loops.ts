@@ -9,11 +9,12 @@ import { withClient } from '../with-client.js';
 export const loopsCommand = withConnectionFlags(
   new Command('loops')
     .description('the loops and goals of a session and of every sub-agent below it: state, firings, next fire time')
-    .argument('<session-id>', 'the session id (a UUID)', checkSessionId)
+    .argument('<session-id>', 'the session id (or a unique start of it)', checkSessionId)
     .option('--json', 'print one JSON object'),
 ).action(async (sessionId: string, flags: ConnectionFlags & { json?: boolean }) => {
   const output = createOutput(Boolean(flags.json));
   await withClient(connectionSettingsFrom(flags), async (client) => {
+    sessionId = (await client.findSession(sessionId)).id;
     const members = flattenMembers(await readTreeMembers(client, sessionId)).map(({ snapshot }) => snapshot);
     const tagged = <T>(items: (snapshot: (typeof members)[number]) => T[]) =>
       members.flatMap((snapshot) =>

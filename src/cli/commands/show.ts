@@ -17,13 +17,14 @@ export const showCommand = withConnectionFlags(
     .description(
       "print a session's snapshot, its sub-agents at every depth as each tells it, a Web UI link to its tree (and with --transcript its whole transcript)",
     )
-    .argument('<session-id>', 'the session id (a UUID)', checkSessionId)
+    .argument('<session-id>', 'the session id (or a unique start of it)', checkSessionId)
     .option('--transcript', 'include the transcript')
     .option('--json', 'print one JSON object'),
 ).action(async (sessionId: string, flags: ShowFlags) => {
   const output = createOutput(Boolean(flags.json));
   const settings = connectionSettingsFrom(flags);
   await withClient(settings, async (client) => {
+    sessionId = (await client.findSession(sessionId)).id;
     const session = client.session(sessionId);
     const snapshot = await session.snapshot();
     const members = await readTreeMembers(client, sessionId, 0, snapshot);

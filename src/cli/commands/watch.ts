@@ -22,7 +22,7 @@ function eventNumber(value: string): number {
 export const watchCommand = withConnectionFlags(
   new Command('watch')
     .description('print the events of a session and all its sub-agents as they happen, until the whole tree has ended or Ctrl-C')
-    .argument('<session-id>', 'the session id (a UUID)', checkSessionId)
+    .argument('<session-id>', 'the session id (or a unique start of it)', checkSessionId)
     .option('--after <seq>', "start after this event number of the session (its sub-agents' buffered events are all shown)", eventNumber, 0)
     .option('--json', 'print one JSON object per line: {session_id, session_title, depth, event}'),
 ).action(async (sessionId: string, flags: WatchFlags) => {
@@ -42,6 +42,7 @@ export const watchCommand = withConnectionFlags(
   const missed = (id: string, count: number) => process.stderr.write(`(${count} older events of session ${id} are no longer buffered)\n`);
   try {
     await withClient(connectionSettingsFrom(flags), async (client) => {
+      sessionId = (await client.findSession(sessionId)).id;
       const session = client.session(sessionId);
       // What the tree buffers already, across all its sessions in time order; then what happens, as it happens.
       const shown = new Map<string, number>();
