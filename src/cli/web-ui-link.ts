@@ -1,5 +1,6 @@
 import type { ConnectionSettings } from '../client/connection.js';
-import { rootSessionIdKey } from '../shared/search-attributes.js';
+import { parentSessionIdKey, rootSessionIdKey } from '../shared/search-attributes.js';
+import { sessionWorkflowType } from '../shared/session.js';
 
 /**
  * Where the Temporal Web UI of this server is: ARBOR_UI_URL when set; Temporal Cloud's for a Cloud address; for a
@@ -21,5 +22,11 @@ export function webUiBase(settings: ConnectionSettings, env: NodeJS.ProcessEnv =
 /** A Web UI list view of every session of the tree of `rootId`. */
 export function treeViewLink(base: string, namespace: string, rootId: string): string {
   const query = `${rootSessionIdKey.name}="${rootId}"`;
+  return `${base}/namespaces/${encodeURIComponent(namespace)}/workflows?query=${encodeURIComponent(query)}`;
+}
+
+/** A Web UI list view of the root sessions (each tree's top). */
+export function rootSessionsLink(base: string, namespace: string): string {
+  const query = `${parentSessionIdKey.name} IS NULL AND WorkflowType = "${sessionWorkflowType}"`;
   return `${base}/namespaces/${encodeURIComponent(namespace)}/workflows?query=${encodeURIComponent(query)}`;
 }
