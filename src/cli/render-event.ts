@@ -61,7 +61,7 @@ export function renderTreeEvent({ event, session }: TreeEvent, options: { showUs
     case 'task_updated':
       return [line(`  ▪ task ${event.task_id} ${event.status}: ${abbreviate(event.subject, 100)}`)];
     case 'status_changed':
-      return event.to === 'running' || event.to === 'idle' ? [] : [line(`  · ${event.to.replace(/_/g, ' ')}`)];
+      return event.to === 'running' || event.to === 'idle' ? [] : [line(`  · ${event.to}`)];
     case 'notice':
       return [line(`  · ${event.content}`)];
     case 'error':
