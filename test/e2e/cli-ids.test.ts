@@ -145,4 +145,11 @@ describe('the arbor CLI: ids, versions, errors and answers', () => {
     expect(invalid.stderr).toContain('--start');
     expect(invalid.stderr).not.toContain('start_local');
   });
+
+  it('names the flag, not the SDK field, when a session option is out of range', async () => {
+    const result = await runCli(['start', 'Work.', '--max-tool-rounds', '5000'], servers.cliEnv);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('→ at --max-tool-rounds');
+    expect(result.stderr).not.toContain('max_tool_rounds');
+  });
 });

@@ -1,6 +1,6 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { DateTime } from 'luxon';
-import { ArborClientError } from '../../client/errors.js';
+import { inFlagTerms } from '../flag-terms.js';
 import { UsageError } from '../usage-error.js';
 import type { Automation } from '../../shared/tools/automations.js';
 import { createOutput } from '../output.js';
@@ -148,21 +148,5 @@ function refusePastOneOff(start: string, timezone: string, recurrence: string): 
       `--start ${start} (${timezone}) is in the past: a one-off automation (--recurrence none) needs a start after now, ` +
         `${now.toFormat("yyyy-MM-dd'T'HH:mm")} there. Give a later --start, or a --recurrence.`,
     );
-  }
-}
-
-const flagOfField: [RegExp, string][] = [
-  [/\bstart_local\b/g, '--start'],
-  [/(?<!-)\brecurrence is one of\b/g, '--recurrence is one of'],
-  [/(?<!-)\btimezone\b/g, '--timezone'],
-];
-
-/** The SDK names its fields (start_local); the CLI user typed flags (--start): its errors say those. */
-async function inFlagTerms<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (!(error instanceof ArborClientError)) throw error;
-    throw new UsageError(flagOfField.reduce((message, [field, flag]) => message.replace(field, flag), error.message));
   }
 }

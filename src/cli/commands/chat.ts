@@ -1,3 +1,4 @@
+import { inFlagTerms } from '../flag-terms.js';
 import { Command } from 'commander';
 import type { ArborClient } from '../../client/arbor-client.js';
 import type { SessionHandle } from '../../client/session-handle.js';
@@ -61,7 +62,7 @@ export const chatCommand = withSessionFlags(
         }
         const message = line.startsWith('//') ? line.slice(1) : line;
         if (!session) {
-          session = await client.startSession(sessionOptionsFrom(message, flags));
+          session = await inFlagTerms(() => client.startSession(sessionOptionsFrom(message, flags)));
           output.progress(`session ${session.id}`);
           await followTurn(session, output, { afterEvent: 0, fromEntry: 0 });
         } else {
