@@ -31,16 +31,19 @@ export async function followTurn(session: SessionHandle, output: Output, options
     if (!(await turnDone(session, options.messageId))) {
       await questions.handle(options.pendingBefore ?? [], stop.signal);
       const events = session.treeEvents({ after: options.afterEvent, runningSubAgents: 'now', signal: stop.signal });
-      // The root's text is shown when tool calls follow it; its last text is the answer, printed once at the end.
-      let heldRootText: string[] = [];
+      // The root's text is held until something follows it in its turn (a tool call) or a turn ends or begins after
+      // it: it was then not the answer this command prints at the end, and is shown now. Only the last is the answer.
+      const heldRootText: string[] = [];
       for await (const treeEvent of events) {
         const { event, session: from } = treeEvent;
         const lines = event.type === 'questions_asked' ? [] : renderTreeEvent(treeEvent);
         if (from.depth === 0 && event.type === 'message' && event.role === 'assistant') {
-          heldRootText = lines;
+          for (const line of heldRootText.splice(0, heldRootText.length, ...lines)) output.progress(line);
           continue;
         }
-        if (from.depth === 0 && event.type === 'tool_call') for (const line of heldRootText.splice(0)) output.progress(line);
+        if (from.depth === 0 && (event.type === 'tool_call' || event.type === 'message')) {
+          for (const line of heldRootText.splice(0)) output.progress(line);
+        }
         for (const line of lines) output.progress(line);
         if (event.type === 'questions_asked') {
           await questions.handle(

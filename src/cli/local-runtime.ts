@@ -4,11 +4,13 @@ import proto from '@temporalio/proto';
 import { connectClient, type ConnectionSettings } from '../client/connection.js';
 import { startDevServer, isServerReachable, type DevServer } from '../temporal/dev-server.js';
 import { createArborWorker, type ArborWorker } from '../worker/create-worker.js';
+import { checkServerAnswers } from './server-reach.js';
+import { describeRunningServer, embeddedDatabase, takeLock } from './dev-lock.js';
 import { UsageError } from './usage-error.js';
 import { loadToolModules } from './tool-modules.js';
 import type { ToolDefinition } from '../tools/define.js';
 
-export const embeddedDatabase = '.arbor/temporal.db';
+export { embeddedDatabase };
 export const embeddedUiPort = 8233;
 
 /** What `arbor dev`, `run` and `chat` brought up in this process, to be stopped on exit. */
@@ -26,13 +28,45 @@ export async function startEmbeddedServer(
   log: (line: string) => void,
   options: { port?: number; uiPort?: number; dbFile?: string } = {},
 ): Promise<{ server: DevServer; settings: ConnectionSettings }> {
-  const server = await startDevServer({
-    port: options.port ?? 7233,
-    uiPort: options.uiPort ?? embeddedUiPort,
-    dbFilename: resolve(options.dbFile ?? embeddedDatabase),
+  const dbFile = options.dbFile ?? embeddedDatabase;
+  const port = options.port ?? 7233;
+  // One server per state file: a second would share its SQLite file. The lock next to it says where the first runs.
+  const lock = takeLock(dbFile, {
+    address: `127.0.0.1:${port}`,
     namespace: settings.namespace,
-    log,
+    ui_url: null,
+    task_queue: settings.taskQueue,
   });
+  if ('running' in lock) throw new UsageError(describeRunningServer(dbFile, lock.running));
+  const release = () => lock.held.release();
+  process.once('exit', release);
+  let server: DevServer;
+  try {
+    server = await startDevServer({
+      port,
+      uiPort: options.uiPort ?? embeddedUiPort,
+      dbFilename: resolve(dbFile),
+      namespace: settings.namespace,
+      log,
+    });
+  } catch (error) {
+    release();
+    throw error;
+  }
+  lock.held.update({
+    address: server.address,
+    namespace: settings.namespace,
+    ui_url: server.uiUrl ?? null,
+    task_queue: settings.taskQueue,
+  });
+  const stopServer = server.stop;
+  server.stop = async () => {
+    try {
+      await stopServer();
+    } finally {
+      release();
+    }
+  };
   const address = server.address;
   return { server, settings: { ...settings, address, connectionOptions: { ...settings.connectionOptions, address } } };
 }
@@ -61,11 +95,7 @@ export async function ensureLocalRuntime(
   const tools = await loadToolModules(toolModules);
   let server: DevServer | undefined;
   if (!(await isServerReachable(settings.address, 1500))) {
-    if (settings.addressGiven) {
-      throw new UsageError(
-        `Cannot reach the Temporal server at ${settings.address}. Start it, or unset TEMPORAL_ADDRESS to let Arbor start its own.`,
-      );
-    }
+    if (settings.addressGiven) await checkServerAnswers(settings.address);
     log(`No Temporal server at ${settings.address}; starting the embedded dev server (state in ${embeddedDatabase}).`);
     ({ server, settings } = await startEmbeddedServer(settings, log));
   }

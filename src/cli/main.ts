@@ -5,6 +5,7 @@ import { answerCommand } from './commands/answer.js';
 import { chatCommand } from './commands/chat.js';
 import { watchCommand } from './commands/watch.js';
 import { memoryCommand } from './commands/memory.js';
+import { listCommand } from './commands/list.js';
 import { loopsCommand } from './commands/loops.js';
 import { automationsCommand } from './commands/automations.js';
 import { devCommand } from './commands/dev.js';
@@ -18,6 +19,7 @@ import { treeCommand } from './commands/tree.js';
 import { workerCommand } from './commands/worker.js';
 import { Interrupted, UsageError } from './usage-error.js';
 import { ToolDefinitionError } from '../tools/catalogue.js';
+import { packageVersion } from './version.js';
 
 const logLevels = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'] as const;
 
@@ -32,17 +34,25 @@ function installQuietRuntime(): void {
   });
 }
 
+/** Commander's own errors (an unknown flag, a missing argument) read like every other: `arbor: <what to fix>`. */
+const oneErrorFormat = {
+  outputError: (text: string, write: (text: string) => void) => write(`arbor: ${text.replace(/^error: /, '')}`),
+};
+
 export function buildProgram(): Command {
   const program = new Command('arbor')
     .description('Durable LLM agent sessions on Temporal')
+    .version(packageVersion(), '-V, --version', 'print the version of arbor')
     .showHelpAfterError('(run with --help for usage)')
-    .exitOverride();
+    .exitOverride()
+    .configureOutput(oneErrorFormat);
   for (const command of [
     devCommand,
     workerCommand,
     doctorCommand,
     runCommand,
     startCommand,
+    listCommand,
     sendCommand,
     showCommand,
     treeCommand,
@@ -54,7 +64,7 @@ export function buildProgram(): Command {
     loopsCommand,
     automationsCommand,
   ]) {
-    program.addCommand(command.exitOverride().showHelpAfterError('(run with --help for usage)'));
+    program.addCommand(command.exitOverride().showHelpAfterError('(run with --help for usage)').configureOutput(oneErrorFormat));
   }
   return program;
 }

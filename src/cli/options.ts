@@ -4,6 +4,7 @@ import { ownerSchema } from '../shared/tools/memory.js';
 import { collectList } from './tool-modules.js';
 import { approvalPolicies, type ApprovalPolicy } from '../shared/approvals.js';
 import { timeZoneProblem } from '../shared/time-zones.js';
+import { embeddedDatabase, liveLock } from './dev-lock.js';
 
 export interface ConnectionFlags {
   address?: string;
@@ -32,12 +33,25 @@ export function withToolModulesFlag(command: Command): Command {
   );
 }
 
+/**
+ * The connection settings of a command: its flags, then Temporal's environment and profiles. With no server named,
+ * a server `arbor dev` (or `run`, `chat`) runs on this folder's state file is the one used, wherever it listens.
+ */
 export function connectionSettingsFrom(flags: ConnectionFlags): ConnectionSettings {
-  return loadConnectionSettings(process.env, {
+  const overrides = {
     ...(flags.address ? { address: flags.address } : {}),
     ...(flags.namespace ? { namespace: flags.namespace } : {}),
     ...(flags.taskQueue ? { taskQueue: flags.taskQueue } : {}),
-  });
+  };
+  const settings = loadConnectionSettings(process.env, overrides);
+  if (settings.addressGiven) return settings;
+  const running = liveLock(embeddedDatabase);
+  if (!running) return settings;
+  return {
+    ...settings,
+    address: running.address,
+    connectionOptions: { ...settings.connectionOptions, address: running.address },
+  };
 }
 
 export function positiveInteger(name: string) {

@@ -61,7 +61,7 @@ export function renderTreeEvent({ event, session }: TreeEvent, options: { showUs
     case 'task_updated':
       return [line(`  ▪ task ${event.task_id} ${event.status}: ${abbreviate(event.subject, 100)}`)];
     case 'status_changed':
-      return event.to === 'running' || event.to === 'idle' ? [] : [line(`  · ${event.to.replace(/_/g, ' ')}`)];
+      return event.to === 'running' || event.to === 'idle' ? [] : [line(`  · ${event.to}`)];
     case 'notice':
       return [line(`  · ${event.content}`)];
     case 'error':
@@ -71,21 +71,26 @@ export function renderTreeEvent({ event, session }: TreeEvent, options: { showUs
 
 /** How to answer a question set without a terminal: the exact `arbor answer` command, with a first option filled in. */
 export function howToAnswer(set: QuestionSet, rootId: string): string {
-  const example: Answers = {};
-  for (const question of set.questions)
-    example[question.question] = question.multiSelect ? [question.options[0]!.label] : question.options[0]!.label;
-  const json = JSON.stringify(example).replace(/'/g, "'\\''");
   return [
     `"${set.session_title}" asks (question set ${set.question_set_id}):`,
     ...set.questions.map(
       (q) =>
         `  [${q.header}] ${q.question}${q.multiSelect ? ' (one or more)' : ''}\n${q.options.map((o) => `      - ${o.label}: ${o.description}`).join('\n')}\n      - Other: your own words, as {"other": "..."}`,
     ),
-    `Answer with: arbor answer ${rootId} --set ${set.question_set_id} --answers '${json}'`,
+    `Answer with: ${answerCommand(set, rootId)}`,
   ].join('\n');
 }
 
 function abbreviate(text: string, max: number): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
+}
+
+/** The `arbor answer` command for a question set, a first option of each question filled in. */
+export function answerCommand(set: QuestionSet, rootId: string): string {
+  const example: Answers = {};
+  for (const question of set.questions)
+    example[question.question] = question.multiSelect ? [question.options[0]!.label] : question.options[0]!.label;
+  const json = JSON.stringify(example).replace(/'/g, "'\\''");
+  return `arbor answer ${rootId} --set ${set.question_set_id} --answers '${json}'`;
 }

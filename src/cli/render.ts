@@ -1,11 +1,20 @@
 import type { SessionSnapshot } from '../shared/session.js';
 import type { Loop } from '../shared/tools/loops.js';
+import { answerCommand } from './render-event.js';
+import { renderMemberTree, statePhrase, type TreeMember } from './tree-members.js';
 
-export function renderSnapshot(snapshot: SessionSnapshot): string {
+export interface SnapshotExtras {
+  /** The tree below the session, each member as its own snapshot tells it: shown instead of the parent's record. */
+  members?: TreeMember;
+  /** A Temporal Web UI list view of the session's tree. */
+  webUi?: string;
+}
+
+export function renderSnapshot(snapshot: SessionSnapshot, extras: SnapshotExtras = {}): string {
   const lines = [
     `session   ${snapshot.session_id}`,
     `title     ${snapshot.title}`,
-    `status    ${snapshot.status}`,
+    `status    ${statePhrase(snapshot)}`,
     `model     ${snapshot.model}`,
     `root      ${snapshot.root_session_id}${snapshot.parent_session_id ? `\nparent    ${snapshot.parent_session_id}` : ''}`,
     `turns     ${snapshot.turn}${snapshot.turn_started_at ? ` (the latest began ${snapshot.turn_started_at})` : ''}, messages ${snapshot.message_count}${snapshot.queued_messages ? `, ${snapshot.queued_messages} queued` : ''}`,
@@ -34,8 +43,12 @@ export function renderSnapshot(snapshot: SessionSnapshot): string {
       lines.push(`  ${task.id.padStart(3)} [${task.status}] ${task.subject}${task.owner ? ` (${task.owner})` : ''}${blocked}`);
     }
   }
-  if (snapshot.children.length > 0) {
+  if (extras.members && extras.members.children.length > 0) {
     lines.push('sub-agents');
+    for (const [index, child] of extras.members.children.entries())
+      lines.push(...renderMemberTree(child, '  ', index === extras.members.children.length - 1, false));
+  } else if (snapshot.children.length > 0) {
+    lines.push('sub-agents (as this session last heard from them)');
     for (const child of snapshot.children) lines.push(`  ${child.sub_session_id}  ${child.title}  [${child.status}, ${child.mode}]`);
   }
   for (const set of snapshot.pending_questions) {
@@ -45,8 +58,10 @@ export function renderSnapshot(snapshot: SessionSnapshot): string {
         `  [${question.header}] ${question.question} ${question.options.map((option) => option.label).join(' | ')} | Other${question.multiSelect ? ' (several allowed)' : ''}`,
       );
     }
+    lines.push(`  answer with: ${answerCommand(set, snapshot.root_session_id)}`);
   }
   if (snapshot.last_error) lines.push(`error     ${snapshot.last_error}`);
+  if (extras.webUi) lines.push(`web ui    ${extras.webUi}`);
   if (snapshot.last_message) {
     lines.push(`last message (${snapshot.last_message.role}, ${snapshot.last_message.created_at}):`);
     lines.push(indent(snapshot.last_message.content));

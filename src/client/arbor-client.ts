@@ -11,9 +11,10 @@ import { MemoryHandle } from './memory-handle.js';
 import { AutomationsHandle } from './automations-handle.js';
 import { defaultOwner } from '../shared/tools/memory.js';
 import { isToolName, toolNames } from '../shared/tools/registry.js';
-import { checkSessionId } from './session-id.js';
+import { checkSessionId, resolveSessionId } from './session-id.js';
 import { hostToolNamePattern } from '../shared/host-tools.js';
 import type { SessionWorkflow } from '../shared/workflow-types.js';
+import { listSessions, sessionOwnerMemoKey, type ListSessionsOptions, type SessionSummary } from './session-list.js';
 
 export interface ConnectOptions extends ConnectionOverrides, SessionHandleOptions {
   env?: NodeJS.ProcessEnv;
@@ -59,13 +60,31 @@ export class ArborClient {
       taskQueue: this.taskQueue,
       args: [input],
       staticSummary: input.title ?? defaultTitle(input.instruction),
+      memo: { [sessionOwnerMemoKey]: input.owner ?? defaultOwner },
     });
     return new SessionHandle(sessionId, this.temporal, this.handleOptions);
   }
 
-  /** A handle to an existing session. The id must be a session id (a UUID). */
+  /** A handle to an existing session by its id: any workflow id (a UUID for the sessions Arbor starts). */
   session(sessionId: string): SessionHandle {
     return new SessionHandle(checkSessionId(sessionId), this.temporal, this.handleOptions);
+  }
+
+  /**
+   * A handle to the session that `idOrPrefix` names: a workflow id whose workflow is an Arbor session, or the start
+   * of exactly one session's UUID. Throws ArborClientError for none, for several (naming them), or for a workflow
+   * that is not a session.
+   */
+  async findSession(idOrPrefix: string): Promise<SessionHandle> {
+    return this.session(await resolveSessionId(this.temporal, idOrPrefix));
+  }
+
+  /**
+   * Root sessions, newest activity first, filtered by status, owner and title (a part of it, any case), from Temporal
+   * visibility: it needs no worker and works on any cluster with Arbor's search attributes.
+   */
+  async listSessions(options: ListSessionsOptions = {}): Promise<SessionSummary[]> {
+    return listSessions(this.temporal, options);
   }
 
   /** The memories of an owner (default `default`), shared by all the owner's sessions. */

@@ -65,7 +65,7 @@ describe('the arbor CLI against a running worker', () => {
   });
 
   it.each([
-    [['show', 'not-a-session'], /not a session id: expected a UUID/],
+    [['show', 'not-a-session'], /No session with id not-a-session/],
     [['show', randomUUID()], /No session with id/],
     [['send', randomUUID()], /missing required argument 'message'/],
     [['start', '   '], /The instruction is empty/],
@@ -156,13 +156,14 @@ describe('the arbor CLI against a running worker', () => {
     );
   });
 
-  it('tells with doctor that no worker polls a task queue, and how to start one', async () => {
+  it('tells with doctor that no worker polls a task queue, and how to start one, and exits 1', async () => {
     const result = await runCli(['doctor', '--no-install'], {
       ...env,
       ARBOR_TASK_QUEUE: `nobody-polls-${randomUUID()}`,
       ARBOR_CACHE_DIR: process.env.ARBOR_CACHE_DIR ?? '',
     });
-    expect(result.code, result.stderr).toBe(0);
+    expect(result.code, result.stderr).toBe(1);
+    expect(result.stderr).toContain('arbor: no worker polls task queue "nobody-polls-');
     expect(result.stdout).toMatch(
       /Task queue nobody-polls-[0-9a-f-]+: no worker is polling it; sessions will not run until one does \(start one with `arbor worker`/,
     );

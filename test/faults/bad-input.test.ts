@@ -133,7 +133,11 @@ describe('bad input at scale (dev server, fake model)', () => {
         () => client.startSession({ instruction: 'x', owner: 'bad owner!' }),
         /an owner id is 1-100 letters.*→ at owner/s,
       ],
-      ['a session id that is not a UUID', () => client.session('not-a-uuid'), /^"not-a-uuid" is not a session id: expected a UUID/],
+      [
+        'a session id with spaces around it',
+        () => client.session(' 1b4e28ba '),
+        /^" 1b4e28ba " is not a session id: a session id is the id of its workflow/,
+      ],
       ['an empty session id', () => client.session(''), /^"" is not a session id/],
       ['an empty message', () => session.send(''), /^Invalid message: .*message is empty/s],
       ['a blank message', () => session.send(' \n\t '), /^Invalid message: .*message is empty/s],

@@ -6,7 +6,13 @@ import type { AddressInfo } from 'node:net';
  * given (malformed JSON, HTML, a completion of the wrong shape), or a connection reset before any answer.
  */
 export type FakeReply =
-  | { content?: string | null; toolCalls?: { name: string; arguments: string; id?: string }[]; delayMs?: number }
+  | {
+      content?: string | null;
+      toolCalls?: { name: string; arguments: string; id?: string }[];
+      delayMs?: number;
+      /** Answers only once this settles: holds a turn in its model call for as long as a test needs. */
+      after?: Promise<unknown>;
+    }
   | { status: number; body?: unknown; headers?: Record<string, string>; delayMs?: number }
   | { raw: string; status?: number; contentType?: string; delayMs?: number }
   | { reset: true; delayMs?: number };
@@ -85,6 +91,7 @@ export class FakeOpenAI {
     this.requests.push(recorded);
     const reply = this.script.shift() ?? this.fallback(recorded);
     if (reply.delayMs) await new Promise((resolve) => setTimeout(resolve, reply.delayMs));
+    if ('after' in reply && reply.after) await reply.after;
     if (response.destroyed) return;
     if ('reset' in reply) {
       request.socket.destroy();

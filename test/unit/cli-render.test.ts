@@ -127,6 +127,13 @@ describe('event lines', () => {
     ).toEqual(['  todos: [x] A  [ ] B']);
   });
 
+  it('names a status change by the status itself, as show, tree and list name it', () => {
+    const session = { id: 'r', title: 'Root', depth: 0 };
+    expect(renderTreeEvent({ event: event({ type: 'status_changed', from: 'running', to: 'waiting_for_user' }), session })).toEqual([
+      '  · waiting_for_user',
+    ]);
+  });
+
   it('prints a shell-safe arbor answer command for a question set', () => {
     const text = howToAnswer(questionSet, 'root-1');
     expect(text).toContain(`arbor answer root-1 --set set-1 --answers '{"Which region?":"Europe","Which it'\\''s extras?":["Backups"]}'`);

@@ -1,4 +1,7 @@
 import { Command, InvalidArgumentError } from 'commander';
+import { DateTime } from 'luxon';
+import { inFlagTerms } from '../flag-terms.js';
+import { UsageError } from '../usage-error.js';
 import type { Automation } from '../../shared/tools/automations.js';
 import { createOutput } from '../output.js';
 import {
@@ -65,23 +68,26 @@ const create = withAutomationFlags(new Command('create').description('create an 
       },
     ) => {
       const output = createOutput(Boolean(flags.json));
+      refusePastOneOff(flags.start, flags.timezone, flags.recurrence);
       await withClient(connectionSettingsFrom(flags), async (client) => {
-        const automation = await client.automations(flags.owner).create({
-          title: flags.title,
-          prompt: flags.prompt,
-          start_local: flags.start,
-          timezone: flags.timezone,
-          recurrence: flags.recurrence,
-          ...(flags.approval ? { approval: flags.approval } : {}),
-          ...(flags.tools
-            ? {
-                tools: flags.tools
-                  .split(',')
-                  .map((name) => name.trim())
-                  .filter(Boolean),
-              }
-            : {}),
-        });
+        const automation = await inFlagTerms(() =>
+          client.automations(flags.owner).create({
+            title: flags.title,
+            prompt: flags.prompt,
+            start_local: flags.start,
+            timezone: flags.timezone,
+            recurrence: flags.recurrence,
+            ...(flags.approval ? { approval: flags.approval } : {}),
+            ...(flags.tools
+              ? {
+                  tools: flags.tools
+                    .split(',')
+                    .map((name) => name.trim())
+                    .filter(Boolean),
+                }
+              : {}),
+          }),
+        );
         output.result(automation, `created ${describe(automation)}`);
       });
     },
@@ -138,3 +144,17 @@ export const automationsCommand = new Command('automations')
   .addCommand(toggle('pause').exitOverride())
   .addCommand(toggle('resume').exitOverride())
   .addCommand(remove.exitOverride());
+
+/** A one-off run (recurrence none) that would start now or earlier would never run: refused before anything is created. */
+function refusePastOneOff(start: string, timezone: string, recurrence: string): void {
+  if (recurrence !== 'none') return;
+  const at = DateTime.fromISO(start, { zone: timezone });
+  if (!at.isValid) return; // the SDK says what is wrong with it, in flag terms
+  const now = DateTime.now().setZone(timezone);
+  if (at <= now) {
+    throw new UsageError(
+      `--start ${start} (${timezone}) is in the past: a one-off automation (--recurrence none) needs a start after now, ` +
+        `${now.toFormat("yyyy-MM-dd'T'HH:mm")} there. Give a later --start, or a --recurrence.`,
+    );
+  }
+}

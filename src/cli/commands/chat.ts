@@ -1,18 +1,38 @@
+import { inFlagTerms } from '../flag-terms.js';
 import { Command } from 'commander';
+import type { ArborClient } from '../../client/arbor-client.js';
 import type { SessionHandle } from '../../client/session-handle.js';
 import { checkSessionId } from '../../client/session-id.js';
-import { createOutput } from '../output.js';
+import { closedStatuses } from '../../shared/session.js';
+import { canPrompt } from '../ask-questions.js';
+import { pickSessionToResume } from '../chat-picker.js';
+import { createOutput, type Output } from '../output.js';
 import { connectionSettingsFrom } from '../options.js';
 import { ensureLocalRuntime } from '../local-runtime.js';
 import { followTurn } from '../follow-turn.js';
 import { createLineReader } from '../line-reader.js';
+import { howToAnswer } from '../render-event.js';
+import { UsageError } from '../usage-error.js';
 import { withClient } from '../with-client.js';
 import { sessionOptionsFrom, toolModulesFrom, withSessionFlags, type SessionFlags } from './start.js';
+
+const leaving = '/exit or Ctrl-D leaves (the session stays open), /help lists the commands';
+
+const helpText = [
+  'commands (anything else is a message to the session):',
+  '  /help          this list',
+  '  /exit, /quit   leave; the session stays open, and arbor chat <id> continues it',
+  '  //text         send a message that begins with "/text"',
+].join('\n');
 
 export const chatCommand = withSessionFlags(
   new Command('chat')
     .description('talk with a session interactively (a new one, or an existing one by id); /exit or Ctrl-D ends')
-    .argument('[session-id]', 'continue this session instead of starting a new one', checkSessionId),
+    .argument(
+      '[session-id]',
+      'continue this session instead of starting a new one (on a terminal, without one: pick a recent one)',
+      checkSessionId,
+    ),
 ).action(async (sessionId: string | undefined, flags: SessionFlags) => {
   const output = createOutput(false);
   const runtime = await ensureLocalRuntime(connectionSettingsFrom(flags), (line) => output.progress(line), {
@@ -21,21 +41,37 @@ export const chatCommand = withSessionFlags(
   const lines = createLineReader();
   try {
     await withClient(runtime.settings, async (client) => {
-      let session: SessionHandle | undefined = sessionId ? client.session(sessionId) : undefined;
-      if (session) output.progress(`continuing session ${session.id} (${(await session.snapshot()).title})`);
+      const resumeId = sessionId ?? (canPrompt() ? await pickSessionToResume(client, flags.owner) : undefined);
+      let session: SessionHandle | undefined = resumeId ? await resume(client, resumeId, output) : undefined;
+      if (!session) output.progress(`arbor chat: a new session, model ${flags.model ?? "the worker's default"}. ${leaving}.`);
       for (;;) {
         const raw = await lines.next('you> ');
         if (raw === null) break;
         const line = raw.trim();
         if (line === '/exit' || line === '/quit') break;
         if (!line) continue;
+        if (line === '/help') {
+          output.progress(helpText);
+          continue;
+        }
+        if (line.startsWith('/') && !line.startsWith('//')) {
+          output.progress(
+            `Unknown command ${line.split(/\s/)[0]}: /help lists the commands (start with // to send a message beginning with /).`,
+          );
+          continue;
+        }
+        const message = line.startsWith('//') ? line.slice(1) : line;
         if (!session) {
-          session = await client.startSession(sessionOptionsFrom(line, flags));
+          session = await inFlagTerms(() => client.startSession(sessionOptionsFrom(message, flags)));
           output.progress(`session ${session.id}`);
           await followTurn(session, output, { afterEvent: 0, fromEntry: 0 });
         } else {
           const before = await session.snapshot();
-          const messageId = await session.send(line);
+          if (closedStatuses.includes(before.status)) {
+            output.progress(`Session ${session.id} has ended (${before.status}) and takes no more messages; arbor chat starts a new one.`);
+            break;
+          }
+          const messageId = await session.send(message);
           await followTurn(session, output, {
             messageId,
             afterEvent: before.last_event_seq,
@@ -51,3 +87,30 @@ export const chatCommand = withSessionFlags(
     await runtime.stop();
   }
 });
+
+/**
+ * Continues a session: refuses one that has ended, says what it is and runs on, then follows a turn under way and
+ * asks questions already waiting (on a terminal; elsewhere it prints how to answer them) before the first prompt.
+ */
+async function resume(client: ArborClient, sessionId: string, output: Output): Promise<SessionHandle> {
+  const session = await client.findSession(sessionId);
+  const snapshot = await session.snapshot();
+  if (closedStatuses.includes(snapshot.status)) {
+    throw new UsageError(
+      `Session ${session.id} ("${snapshot.title}") has ended (${snapshot.status}) and takes no more messages; arbor chat starts a new one.`,
+    );
+  }
+  output.progress(`continuing session ${session.id} (${snapshot.title}), model ${snapshot.model}, ${snapshot.status}. ${leaving}.`);
+  const busy = snapshot.status === 'running' || snapshot.queued_messages > 0;
+  if (busy || (snapshot.pending_questions.length > 0 && canPrompt())) {
+    if (busy) output.progress('a turn is under way; its answer follows.');
+    await followTurn(session, output, {
+      afterEvent: snapshot.last_event_seq,
+      fromEntry: snapshot.message_count,
+      pendingBefore: snapshot.pending_questions,
+    });
+  } else {
+    for (const set of snapshot.pending_questions) output.progress(howToAnswer(set, session.id));
+  }
+  return session;
+}

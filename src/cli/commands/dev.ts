@@ -10,6 +10,8 @@ import {
 import { loadToolModules, toolModulePaths } from '../tool-modules.js';
 import { embeddedDatabase, embeddedUiPort, startEmbeddedServer, startInProcessWorker } from '../local-runtime.js';
 import type { DevServer } from '../../temporal/dev-server.js';
+import { checkServerAnswers } from '../server-reach.js';
+import { rootSessionsLink, webUiBase } from '../web-ui-link.js';
 
 interface DevFlags extends ConnectionFlags {
   port?: number;
@@ -32,6 +34,7 @@ export const devCommand = withToolModulesFlag(
   let settings = connectionSettingsFrom(flags);
   let server: DevServer | undefined;
   if (settings.addressGiven) {
+    await checkServerAnswers(settings.address);
     log(`Using the Temporal server at ${settings.address} (TEMPORAL_ADDRESS); not starting one.`);
   } else {
     ({ server, settings } = await startEmbeddedServer(settings, log, { port: flags.port!, uiPort: flags.uiPort!, dbFile: flags.db! }));
@@ -43,6 +46,14 @@ export const devCommand = withToolModulesFlag(
     log(
       `Arbor is running: Temporal at ${settings.address}${server?.uiUrl ? `, Web UI at ${server.uiUrl}` : ''}, task queue "${settings.taskQueue}". Ctrl-C stops.`,
     );
+    const ui = server?.uiUrl ?? webUiBase(settings);
+    if (ui) {
+      log(
+        `Sessions in the Web UI: ${rootSessionsLink(ui, settings.namespace)} (arbor show <id> prints the link to a session's whole tree).`,
+      );
+    }
+    if (server)
+      log(`From another terminal: TEMPORAL_ADDRESS=${settings.address} arbor run "…" (in this folder, arbor run finds it by itself).`);
     await run;
   } finally {
     await server?.stop();

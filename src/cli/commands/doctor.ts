@@ -7,6 +7,7 @@ import { connectionSettingsFrom, withConnectionFlags, type ConnectionFlags } fro
 import { withClient } from '../with-client.js';
 import { workersPolling, type PollingWorker } from '../../temporal/task-queue-workers.js';
 import type { ConnectionSettings } from '../../client/connection.js';
+import { immediateConnectFailure, unreachableServer } from '../server-reach.js';
 
 interface DoctorFlags extends ConnectionFlags {
   json?: boolean;
@@ -22,10 +23,11 @@ export const doctorCommand = withConnectionFlags(
   const output = createOutput(Boolean(flags.json));
   const settings = connectionSettingsFrom(flags);
   const model = modelSettingsFromEnv();
-  const [binaries, reachable] = await Promise.all([
+  const [binaries, failure] = await Promise.all([
     doctorReport({ install: flags.install !== false, log: (line) => output.progress(line) }),
-    isServerReachable(settings.address, 1500),
+    immediateConnectFailure(settings.address, 1500),
   ]);
+  const reachable = failure === null && (await isServerReachable(settings.address, 1500));
   const workers = reachable ? await pollingWorkers(settings) : null;
   const report = {
     binaries,
@@ -45,7 +47,21 @@ export const doctorCommand = withConnectionFlags(
     },
   };
   output.result(report, renderDoctor(report, binaries));
+  // Exit 1 when sessions could not run: no server, or no worker polling its task queue.
+  if (!reachable) {
+    process.stderr.write(`arbor: ${unreachableServer(settings.address, failure ?? 'no answer within 1.5 s').message}\n`);
+    process.exitCode = 1;
+  } else if (!hasLiveWorker(workers)) {
+    process.stderr.write(
+      `arbor: no worker polls task queue "${settings.taskQueue}" on ${settings.address}: start one with \`arbor worker\`, or use \`arbor dev\`.\n`,
+    );
+    process.exitCode = 1;
+  }
 });
+
+function hasLiveWorker(workers: PollingWorker[] | string | null): boolean {
+  return Array.isArray(workers) && workers.some((worker) => (worker.last_seen_seconds_ago ?? 0) <= stalePollSeconds);
+}
 
 function renderDoctor(report: { temporal: Record<string, unknown>; model: Record<string, unknown> }, binaries: DoctorReport): string {
   const lines = [`Arbor cache ${binaries.cacheDir}`];

@@ -14,7 +14,7 @@ interface SendFlags extends ConnectionFlags {
 export const sendCommand = withConnectionFlags(
   new Command('send')
     .description('send a message to a session')
-    .argument('<session-id>', 'the session id (a UUID)', checkSessionId)
+    .argument('<session-id>', 'the session id (or a unique start of it)', checkSessionId)
     .argument('<message>', 'the message', nonEmptyText('The message'))
     .option('--wait', 'wait for the turn to end and print the answer')
     .option('--timeout <seconds>', 'with --wait, give up after this many seconds', positiveInteger('--timeout'))
@@ -22,6 +22,7 @@ export const sendCommand = withConnectionFlags(
 ).action(async (sessionId: string, message: string, flags: SendFlags) => {
   const output = createOutput(Boolean(flags.json));
   await withClient(connectionSettingsFrom(flags), async (client) => {
+    sessionId = (await client.findSession(sessionId)).id;
     const session = client.session(sessionId);
     const before = flags.wait ? await session.snapshot() : undefined;
     const messageId = await session.send(message);

@@ -11,11 +11,12 @@ interface StopFlags extends ConnectionFlags {
 export const stopCommand = withConnectionFlags(
   new Command('stop')
     .description('stop a session and all its sub-agents, leaves first (Temporal cancellation)')
-    .argument('<session-id>', 'the session id (a UUID)', checkSessionId)
+    .argument('<session-id>', 'the session id (or a unique start of it)', checkSessionId)
     .option('--json', 'print one JSON object'),
 ).action(async (sessionId: string, flags: StopFlags) => {
   const output = createOutput(Boolean(flags.json));
   await withClient(connectionSettingsFrom(flags), async (client) => {
+    sessionId = (await client.findSession(sessionId)).id;
     const stopped = await client.session(sessionId).stop();
     output.result(
       stopped,

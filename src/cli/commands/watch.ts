@@ -1,7 +1,10 @@
 import { Command, InvalidArgumentError } from 'commander';
+import type { ArborClient } from '../../client/arbor-client.js';
+import type { SessionTreeNode } from '../../client/access/session-tree.js';
+import type { TreeEvent } from '../../client/events/tree-events.js';
 import { checkSessionId } from '../../client/session-id.js';
 import { connectionSettingsFrom, withConnectionFlags, type ConnectionFlags } from '../options.js';
-import { renderTreeEvent } from '../render-event.js';
+import { createWatchLines, inTimeOrder } from '../watch-lines.js';
 import { withClient } from '../with-client.js';
 
 interface WatchFlags extends ConnectionFlags {
@@ -18,8 +21,8 @@ function eventNumber(value: string): number {
 
 export const watchCommand = withConnectionFlags(
   new Command('watch')
-    .description('print the events of a session and all its sub-agents as they happen, until Ctrl-C')
-    .argument('<session-id>', 'the session id (a UUID)', checkSessionId)
+    .description('print the events of a session and all its sub-agents as they happen, until the whole tree has ended or Ctrl-C')
+    .argument('<session-id>', 'the session id (or a unique start of it)', checkSessionId)
     .option('--after <seq>', "start after this event number of the session (its sub-agents' buffered events are all shown)", eventNumber, 0)
     .option('--json', 'print one JSON object per line: {session_id, session_title, depth, event}'),
 ).action(async (sessionId: string, flags: WatchFlags) => {
@@ -27,29 +30,67 @@ export const watchCommand = withConnectionFlags(
   const interrupt = () => stop.abort();
   process.once('SIGINT', interrupt);
   process.once('SIGTERM', interrupt);
+  const linesOf = createWatchLines();
+  const print = (treeEvent: TreeEvent) => {
+    if (flags.json) {
+      const { session: from, event } = treeEvent;
+      process.stdout.write(`${JSON.stringify({ session_id: from.id, session_title: from.title, depth: from.depth, event })}\n`);
+    } else {
+      for (const line of linesOf(treeEvent)) process.stdout.write(`${line}\n`);
+    }
+  };
+  const missed = (id: string, count: number) => process.stderr.write(`(${count} older events of session ${id} are no longer buffered)\n`);
   try {
     await withClient(connectionSettingsFrom(flags), async (client) => {
+      sessionId = (await client.findSession(sessionId)).id;
       const session = client.session(sessionId);
-      await session.snapshot(); // a clear error for an unknown id before waiting
+      // What the tree buffers already, across all its sessions in time order; then what happens, as it happens.
+      const shown = new Map<string, number>();
+      for (const treeEvent of inTimeOrder(await backlog(client, await session.tree(), flags.after, missed))) {
+        shown.set(treeEvent.session.id, treeEvent.event.seq);
+        print(treeEvent);
+      }
       const events = session.treeEvents({
-        after: flags.after,
+        after: Math.max(flags.after, shown.get(sessionId) ?? 0),
         signal: stop.signal,
-        onMissed: (id, count) => process.stderr.write(`(${count} older events of session ${id} are no longer buffered)\n`),
         onError: (id, error) =>
           process.stderr.write(`(stopped reading session ${id}: ${error instanceof Error ? error.message : String(error)})\n`),
       });
       for await (const treeEvent of events) {
-        if (flags.json) {
-          const { session: from, event } = treeEvent;
-          process.stdout.write(`${JSON.stringify({ session_id: from.id, session_title: from.title, depth: from.depth, event })}\n`);
-        } else {
-          for (const line of renderTreeEvent(treeEvent, { showUserMessages: true }))
-            process.stdout.write(`${String(treeEvent.event.seq).padStart(4)} ${line}\n`);
-        }
+        if (treeEvent.event.seq <= (shown.get(treeEvent.session.id) ?? 0)) continue;
+        shown.set(treeEvent.session.id, treeEvent.event.seq);
+        print(treeEvent);
       }
+      if (!stop.signal.aborted) process.stderr.write(`(every session of the tree of ${sessionId} has ended)\n`);
     });
   } finally {
     process.off('SIGINT', interrupt);
     process.off('SIGTERM', interrupt);
   }
 });
+
+async function backlog(
+  client: ArborClient,
+  root: SessionTreeNode,
+  after: number,
+  missed: (id: string, count: number) => void,
+): Promise<TreeEvent[]> {
+  const members: { node: SessionTreeNode; depth: number }[] = [];
+  const walk = (node: SessionTreeNode, depth: number) => {
+    members.push({ node, depth });
+    for (const child of node.children) walk(child, depth + 1);
+  };
+  walk(root, 0);
+  const read = async ({ node, depth }: { node: SessionTreeNode; depth: number }) => {
+    const found: TreeEvent[] = [];
+    const session = { id: node.session_id, title: node.title, depth };
+    const events = client.session(node.session_id).events({
+      after: depth === 0 ? after : 0,
+      follow: false,
+      onMissed: (count) => missed(node.session_id, count),
+    });
+    for await (const event of events) found.push({ event, session });
+    return found;
+  };
+  return (await Promise.all(members.map(read))).flat();
+}

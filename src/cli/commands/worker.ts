@@ -8,12 +8,14 @@ import {
   type ToolModulesFlag,
 } from '../options.js';
 import { loadToolModules, toolModulePaths } from '../tool-modules.js';
+import { checkServerAnswers } from '../server-reach.js';
 
 export const workerCommand = withToolModulesFlag(
   withConnectionFlags(new Command('worker').description('run an Arbor worker against the configured Temporal server until Ctrl-C')),
 ).action(async (flags: ConnectionFlags & ToolModulesFlag) => {
   const settings = connectionSettingsFrom(flags);
   const tools = await loadToolModules(toolModulePaths(flags.tools));
+  await checkServerAnswers(settings.address);
   const worker = await createArborWorker({ connection: settings, tools });
   process.once('SIGINT', () => worker.shutdown()).once('SIGTERM', () => worker.shutdown());
   const served = tools.length > 0 ? `, serving ${tools.map((tool) => tool.name).join(', ')}` : '';

@@ -1,0 +1,69 @@
+import type { ArborClient } from '../client/arbor-client.js';
+import type { SessionSnapshot } from '../shared/session.js';
+
+/** A session of a tree as its own snapshot tells it (not its parent's record), with its depth and its children. */
+export interface TreeMember {
+  snapshot: SessionSnapshot;
+  depth: number;
+  children: TreeMember[];
+}
+
+/** Walks the tree below `sessionId` asking each member for its own live snapshot. */
+export async function readTreeMembers(client: ArborClient, sessionId: string, depth = 0, known?: SessionSnapshot): Promise<TreeMember> {
+  const snapshot = known ?? (await client.session(sessionId).snapshot());
+  const children = await Promise.all(snapshot.children.map((child) => readTreeMembers(client, child.sub_session_id, depth + 1)));
+  return { snapshot, depth, children };
+}
+
+export function flattenMembers(member: TreeMember): TreeMember[] {
+  return [member, ...member.children.flatMap(flattenMembers)];
+}
+
+/**
+ * What a session is doing, in one phrase: its status, `waiting until <time>` while the wait tool sleeps, or
+ * `waiting_for_user: <question>` while a question set it asked waits.
+ */
+export function statePhrase(snapshot: SessionSnapshot): string {
+  const own = snapshot.pending_questions.find((set) => set.session_id === snapshot.session_id);
+  if (own) {
+    const [first] = own.questions;
+    const more = own.questions.length > 1 ? ` (and ${own.questions.length - 1} more)` : '';
+    return `waiting_for_user: ${first?.question ?? 'a question'}${more}`;
+  }
+  if (snapshot.waiting) return `waiting until ${snapshot.waiting.until}${snapshot.waiting.reason ? ` (${snapshot.waiting.reason})` : ''}`;
+  return snapshot.status;
+}
+
+/** The tree as lines: `title  [state, mode]  id`, children drawn below their parent. */
+export function renderMemberTree(member: TreeMember, prefix = '', last = true, root = true): string[] {
+  const { snapshot } = member;
+  const label = `${snapshot.title}  [${statePhrase(snapshot)}${snapshot.mode ? `, ${snapshot.mode}` : ''}]  ${snapshot.session_id}`;
+  const lines = [root ? label : `${prefix}${last ? '└─ ' : '├─ '}${label}`];
+  const childPrefix = root ? '' : `${prefix}${last ? '   ' : '│  '}`;
+  member.children.forEach((child, index) =>
+    lines.push(...renderMemberTree(child, childPrefix, index === member.children.length - 1, false)),
+  );
+  return lines;
+}
+
+/** The tree for --json: each member's id, title, status, state phrase, mode and children. */
+export interface MemberNode {
+  session_id: string;
+  title: string;
+  status: SessionSnapshot['status'];
+  state: string;
+  mode: SessionSnapshot['mode'];
+  children: MemberNode[];
+}
+
+export function memberNode(member: TreeMember): MemberNode {
+  const { snapshot } = member;
+  return {
+    session_id: snapshot.session_id,
+    title: snapshot.title,
+    status: snapshot.status,
+    state: statePhrase(snapshot),
+    mode: snapshot.mode,
+    children: member.children.map(memberNode),
+  };
+}
