@@ -162,10 +162,21 @@ describe('the wire protocol as docs/protocol.md documents it', () => {
     expect(await workflow.executeUpdate('taskBoard', { args: [{ ...(example('taskBoard').input as object), session_id: id }] })).toEqual(
       example('taskBoard').result,
     );
+    const boardBatch = example('taskBoardWrites').input as { writes: { request: object }[] };
+    const boardWrites = { writes: boardBatch.writes.map((write) => ({ ...write, request: { ...write.request, session_id: id } })) };
+    expect(await workflow.executeUpdate('taskBoardWrites', { args: [boardWrites] })).toEqual(example('taskBoardWrites').result);
+    expect(await workflow.executeUpdate('taskBoardWrites', { args: [boardWrites] })).toEqual(example('taskBoardWrites').result);
     await workflow.signal('treeQuestions', example('treeQuestions').input);
     await workflow.signal('subAgentFinished', example('subAgentFinished').input);
     const after = await workflow.query<{ status: string; children: unknown[]; tasks: unknown[] }>('snapshot');
-    expect(after).toMatchObject({ status: 'idle', children: [], tasks: [{ id: '1', subject: 'Buy bread' }] });
+    expect(after).toMatchObject({
+      status: 'idle',
+      children: [],
+      tasks: [
+        { id: '1', subject: 'Buy bread' },
+        { id: '2', subject: 'Buy cheese' },
+      ],
+    });
 
     // The memory store, started as documented for an owner of this test's own.
     const owner = `alice-${randomUUID().slice(0, 8)}`;
@@ -177,6 +188,9 @@ describe('the wire protocol as docs/protocol.md documents it', () => {
       args: [{ ...storeInput, owner }],
     });
     expect(await store.executeUpdate('memoryWrite', { args: [example('memoryWrite').input] })).toEqual(example('memoryWrite').result);
+    const memoryBatch = example('memoryWrites').input;
+    expect(await store.executeUpdate('memoryWrites', { args: [memoryBatch] })).toEqual(example('memoryWrites').result);
+    expect(await store.executeUpdate('memoryWrites', { args: [memoryBatch] })).toEqual(example('memoryWrites').result);
     const found = await store.query('memoryRead', example('memoryRead').input);
     expectShape(found, example('memoryRead').result, 'memoryRead', true);
     expect(found).toMatchObject({ results: [{ memory_id: 'mem-1', content: 'Alice is vegetarian.', session_id: 'picnic' }] });
