@@ -1,4 +1,6 @@
 /**
+ * A burst (issue 23, item 1): two sessions of one owner answer with 130 saveMemory calls each in one round, while an
+ * unrelated probe session is timed; every save's result is checked against the store.
  * Load (issue 23, item 5): 200 sessions of 20 owners at once on one dev server and one worker, each doing three turns
  * with memory writes, task-board operations and a sub-agent that writes to both too. An unrelated probe session (its
  * own owner, one model call per turn) is timed before, during and after the load; its quiet turns before are the
@@ -35,6 +37,8 @@ const sessionCount = args.sizes[0] ?? 200;
 const ownerCount = args.sizes[1] ?? 20;
 const quietTurns = args.sizes[2] ?? 30;
 const loadAtStart = loadAverage();
+// First the burst of issue 23: two sessions of one owner answering with this many saveMemory calls in one round each.
+const burstSaves = 130;
 
 /* ---------- what the model asks for ---------- */
 
@@ -53,6 +57,14 @@ function scriptFor(instruction: string): FakeReply[] {
       calls(save(`child ${child[1]} fact`, child[1]!), task(`child ${child[1]} task a`), task(`child ${child[1]} task b`)),
       { content: 'Child done.' },
     ];
+  const burst = /^burst (\d+)$/.exec(instruction);
+  if (burst) {
+    const saves = Array.from({ length: burstSaves }, (_, j): [string, unknown] => [
+      'saveMemory',
+      { content: `burst ${burst[1]} fact ${j}`, tags: [`b${burst[1]}-${j % 2}`] },
+    ]);
+    return [calls(...saves), { content: 'Burst saved.' }];
+  }
   const root = /^load (\d+)$/.exec(instruction);
   if (!root) return [{ content: 'Probe answered.' }];
   const i = root[1];
@@ -120,6 +132,7 @@ const results = await worker.runUntil(async () => {
       }
     });
   const probe = await arbor.startSession({ instruction: 'probe', owner: 'probe-owner' });
+  // The probe's turns are one model call each: 'ping' is not its instruction, so the model answers 'Noted.'.
   await idle(probe);
   const probeTurn = async () => {
     const started = performance.now();
@@ -128,6 +141,43 @@ const results = await worker.runUntil(async () => {
   };
   const before: number[] = [];
   for (let k = 0; k < quietTurns; k++) before.push(await probeTurn());
+
+  // The burst: two sessions of one owner, 130 saves each in one round, the probe timed while they run.
+  const burstStarted = performance.now();
+  const burstSessions = await Promise.all([0, 1].map((k) => arbor.startSession({ instruction: `burst ${k}`, owner: 'burst-owner' })));
+  let burstDone = false;
+  const duringBurst: number[] = [];
+  const probingBurst = (async () => {
+    while (!burstDone) duringBurst.push(await probeTurn());
+  })();
+  await Promise.all(burstSessions.map((session) => idle(session)));
+  const burstMs = performance.now() - burstStarted;
+  burstDone = true;
+  await probingBurst;
+  const burstStore = new Map<string, string>();
+  for (const tag of ['b0-0', 'b0-1', 'b1-0', 'b1-1']) {
+    for (const memory of (await arbor.memories('burst-owner').list({ tag, limit: 100 })).memories)
+      burstStore.set(memory.memory_id, memory.content);
+  }
+  const burstCheck = { saved: 0, refused: 0, mismatches: [] as string[] };
+  for (const session of burstSessions) {
+    const transcript = await session.transcript();
+    const results = new Map(transcript.filter((entry) => entry.role === 'tool').map((entry) => [entry.tool_call_id!, entry]));
+    for (const call of transcript.flatMap((entry) => entry.tool_calls ?? [])) {
+      const { content } = JSON.parse(call.arguments) as { content: string };
+      const result = results.get(call.id)!;
+      if (result.is_error) {
+        burstCheck.refused += 1;
+        if ([...burstStore.values()].includes(content)) burstCheck.mismatches.push(`refused but stored: ${content}`);
+      } else {
+        burstCheck.saved += 1;
+        if (burstStore.get((JSON.parse(result.content) as { memory_id: string }).memory_id) !== content)
+          burstCheck.mismatches.push(`saved but not stored: ${content}`);
+      }
+    }
+  }
+  const betweenBursts: number[] = [];
+  for (let k = 0; k < quietTurns; k++) betweenBursts.push(await probeTurn());
 
   // The load: every session starts at once, then each sends its next turn as soon as the last is done.
   const loadStarted = performance.now();
@@ -258,13 +308,26 @@ const results = await worker.runUntil(async () => {
   for (let o = 0; o < ownerCount; o++) await addTrouble(`arbor-memory-load-owner-${o}`);
 
   return {
+    burst: {
+      saves: 2 * burstSaves,
+      ms: Math.round(burstMs),
+      stored: burstStore.size,
+      ...burstCheck,
+      mismatches: burstCheck.mismatches.length,
+      first_mismatches: burstCheck.mismatches.slice(0, 5),
+      probe_turn_ms: { before: percentiles(before), during: percentiles(duringBurst), after: percentiles(betweenBursts) },
+      probe_during_vs_before: {
+        p50: ratio(percentiles(duringBurst).p50, percentiles(before).p50),
+        p99: ratio(percentiles(duringBurst).p99, percentiles(before).p99),
+      },
+    },
     sessions: sessionCount,
     owners: ownerCount,
     load_ms: Math.round(loadMs),
-    probe_turn_ms: { before: percentiles(before), during: percentiles(during), after: percentiles(after) },
+    probe_turn_ms: { before: percentiles(betweenBursts), during: percentiles(during), after: percentiles(after) },
     probe_during_vs_before: {
-      p50: ratio(percentiles(during).p50, percentiles(before).p50),
-      p99: ratio(percentiles(during).p99, percentiles(before).p99),
+      p50: ratio(percentiles(during).p50, percentiles(betweenBursts).p50),
+      p99: ratio(percentiles(during).p99, percentiles(betweenBursts).p99),
     },
     tool_results: { ...check, mismatches: check.mismatches.length, first_mismatches: check.mismatches.slice(0, 10) },
     histories: { ...troubles, failures_by_activity: failuresByActivity, retries_by_activity: retriesByActivity },
@@ -274,10 +337,12 @@ const results = await worker.runUntil(async () => {
 await model.fake.stop();
 await server.teardown();
 console.table({
-  before: results.probe_turn_ms.before,
-  during: results.probe_turn_ms.during,
-  after: results.probe_turn_ms.after,
+  'burst: before': results.burst.probe_turn_ms.before,
+  'burst: during': results.burst.probe_turn_ms.during,
+  'load: before': results.probe_turn_ms.before,
+  'load: during': results.probe_turn_ms.during,
+  'load: after': results.probe_turn_ms.after,
 });
-console.log(JSON.stringify({ ...results, probe_turn_ms: undefined }, null, 2));
+console.log(JSON.stringify({ ...results, probe_turn_ms: undefined, burst: { ...results.burst, probe_turn_ms: undefined } }, null, 2));
 const file = await writeResults(resultName('load', args.server), { load_average_at_start: loadAtStart, ...results });
 console.log(`results: ${file}`);
