@@ -9,6 +9,7 @@ import {
   continueAsNew,
   defineQuery,
   defineSignal,
+  defineUpdate,
   getExternalWorkflowHandle,
   isCancellation,
   ParentClosePolicy,
@@ -21,6 +22,8 @@ import {
 import { hostToolActivityType, type HostToolActivityInput, type HostToolEntry } from '../src/shared/host-tools.js';
 
 export const bareMessageSignal = defineSignal<[string]>('bareMessage');
+/** A message as an update that returns once it is queued, as the SDK sends a session its messages (`sendMessage`). */
+export const bareMessageUpdate = defineUpdate<number, [string]>('bareMessageUpdate');
 export const bareTurnsQuery = defineQuery<number>('bareTurns');
 
 const { bareModelCall } = proxyActivities<{ bareModelCall(text: string): Promise<string> }>({ startToCloseTimeout: '1 minute' });
@@ -29,6 +32,7 @@ export async function bareTurnWorkflow(): Promise<void> {
   const inbox: string[] = [];
   let turns = 0;
   setHandler(bareMessageSignal, (text) => void inbox.push(text));
+  setHandler(bareMessageUpdate, (text) => inbox.push(text));
   setHandler(bareTurnsQuery, () => turns);
   for (;;) {
     await condition(() => inbox.length > 0);

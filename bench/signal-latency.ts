@@ -7,7 +7,7 @@
  */
 import { SessionHandle } from '../src/client/session-handle.js';
 import { sessionWorkflowType } from '../src/shared/session.js';
-import { bareMessageSignal, bareTurnsQuery } from './floor-workflows.js';
+import { bareMessageUpdate, bareTurnsQuery } from './floor-workflows.js';
 import {
   bareModelActivities,
   benchArgs,
@@ -80,7 +80,8 @@ async function measure() {
 
     arrived = nextArrival();
     start = performance.now();
-    await bare.signal(bareMessageSignal, `turn ${i}`);
+    // As the SDK's send: an update that returns once the message is queued.
+    await bare.executeUpdate(bareMessageUpdate, { args: [`turn ${i}`] });
     at = await arrived;
     if (i >= warmup) floor.push(at - start);
     await waitFor(async () => (await bare.query(bareTurnsQuery)) === i + 1, 5);
