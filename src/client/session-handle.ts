@@ -9,6 +9,8 @@ import {
   type WorkflowHandle,
 } from '@temporalio/client';
 import { z } from 'zod';
+import { listedStatus } from './session-list.js';
+import { statusKey } from '../shared/search-attributes.js';
 import { ArborClientError } from './errors.js';
 import { boundedQuery, checkQueryTimeout, isMissingQuery, isUnansweredQuery } from './access/query-failures.js';
 import { createSessionTree, type SessionTreeNode, type StoppedSessions } from './access/session-tree.js';
@@ -110,7 +112,9 @@ export class SessionHandle {
       if (!(error instanceof WorkflowNotFoundError)) throw error;
       const ended = await this.workflow.describe().catch(() => undefined);
       if (ended)
-        throw new ArborClientError(`Session ${this.id} has ended (${ended.status.name.toLowerCase()}); it takes no more messages.`);
+        throw new ArborClientError(
+          `Session ${this.id} has ended (${listedStatus(ended.status.name, ended.typedSearchAttributes.get(statusKey))}); it takes no more messages.`,
+        );
       throw new ArborClientError(`No session with id ${this.id}.`);
     }
     return id;

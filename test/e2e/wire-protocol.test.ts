@@ -195,7 +195,7 @@ describe('what clients other than the SDK send to a session', () => {
     await session.stop();
     const ended = await session.send('Anyone there?').catch((caught: unknown) => caught);
     expect(ended).toBeInstanceOf(ArborClientError);
-    expect((ended as Error).message).toMatch(/has ended \(cancelled\); it takes no more messages/);
+    expect((ended as Error).message).toMatch(/has ended \(stopped\); it takes no more messages/);
   });
 
   it('sends a message as the userMessage signal to a session whose worker is from before the sendMessage update', async () => {

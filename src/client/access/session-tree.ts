@@ -4,7 +4,8 @@ import { closedStatuses, type SessionSnapshot, type SessionStatus } from '../../
 
 import type { ToolReply } from '../../shared/tool-reply.js';
 import { listSubtree } from './tree-listing.js';
-import { rootSessionIdKey } from '../../shared/search-attributes.js';
+import { rootSessionIdKey, statusKey } from '../../shared/search-attributes.js';
+import { listedStatus } from '../session-list.js';
 import { boundedQuery } from './query-failures.js';
 
 type TreeReply<T> = ToolReply<T>;
@@ -221,7 +222,11 @@ export function createSessionTree(client: Client, heartbeat: () => void = () => 
           });
         if (!description) return { ok: false, error: `No session with id ${targetId}.` };
         if (description.status.name !== 'RUNNING') {
-          return stopBelowClosed(targetId, description.status.name.toLowerCase(), description.typedSearchAttributes.get(rootSessionIdKey));
+          return stopBelowClosed(
+            targetId,
+            listedStatus(description.status.name, description.typedSearchAttributes.get(statusKey)),
+            description.typedSearchAttributes.get(rootSessionIdKey),
+          );
         }
         target = await snapshotOf(targetId);
         if (!target) return { ok: false, error: `No session with id ${targetId}.` };
