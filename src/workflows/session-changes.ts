@@ -55,7 +55,8 @@ const arborSessionV2Changes = ['continue-as-new-with-queued-messages', 'sub-agen
  *   (`europe/paris`), or any zone next to an `until` with an offset, waited. Asked only where the two differ.
  * - `continue-as-new-waits-for-messages-of-its-task`: a run about to continue as new in a workflow task that a signal
  *   or update came in handles it first (a turn, or an idle wait) and continues as new at its next point, unless the
- *   run is past 1.5 times its event limit or at its byte limit; before, it continued as new there. Asked only in such a task.
+ *   run is past 1.5 times its event limit or at its byte limit; before, it continued as new there. Asked only in such a task,
+ *   and only when the arrival left a message queued (one already handled, or a sub-agent's report, leaves nothing to wait for).
  * - `store-writes-settled-after-failure`: when a memory write's or a sub-agent's task-board operation's activity fails
  *   for good, the activity `settleMemoryWrite` or `settleTaskBoardCall` asks the store whether it was applied (and
  *   keeps it from being applied later if not); before, the model read the activity's failure. Asked only then.

@@ -179,8 +179,10 @@ async function runSession(input: SessionInput): Promise<SessionResult> {
     runIsLong(input.history_limit) && state.inboxFitsCarry() && hasChange(change) && subAgents.canContinueAsNew();
   const continueAsNewNow = async () => {
     await condition(allHandlersFinished);
-    // A message that came in this workflow task is handled in this run first (see continueAsNewWaits).
-    if (continueAsNewWaits(input.history_limit)) return;
+    // A message that came in this workflow task is handled in this run first (see continueAsNewWaits). An arrival that
+    // queued nothing (a message already handled, a sub-agent's report) leaves nothing to handle, so no reason to wait:
+    // an idle session would otherwise stay in its long run until its next message.
+    if (state.inbox.length > 0 && continueAsNewWaits(input.history_limit)) return;
     const next: SessionInput = { ...input, instruction: undefined, title: state.identity.title, carried: state.carry() };
     if (continuesAsNewAsNewestType()) await makeContinueAsNewFunc<typeof arborSessionV2>({ workflowType: sessionWorkflowType })(next);
     await continueAsNew<typeof arborSessionV2>(next);

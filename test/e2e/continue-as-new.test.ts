@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ArborClient } from '../../src/client.js';
 import { loadConnectionSettings } from '../../src/client/connection.js';
@@ -6,6 +7,7 @@ import { createArborWorker, type ArborWorker } from '../../src/worker.js';
 import { FakeOpenAI } from '../support/fake-openai.js';
 import { call, ScriptedModel } from '../support/scripted-model.js';
 import { waitUntil } from '../support/wait.js';
+import { userMessageSignal } from '../../src/shared/messages.js';
 
 describe('a session whose history grows past the continue-as-new suggestion', () => {
   const fake = new FakeOpenAI();
@@ -117,12 +119,20 @@ describe('a session whose history grows past the continue-as-new suggestion', ()
     );
     const session = await client.startSession({ instruction });
     await session.waitUntilIdle({ timeoutMs: 30_000 });
+    // Sent as the userMessage signal: the SDK's send (the sendMessage update) falls back to the signal as well when no
+    // worker takes the update within 5 s, as under a loaded machine, and two copies of a 190 KB message in the history
+    // would move the continue-as-new a turn earlier.
+    const signal = async (content: string) => {
+      const id = randomUUID();
+      await client.temporal.workflow.getHandle(session.id).signal(userMessageSignal, { id, content });
+      return id;
+    };
     for (let index = 0; index < 6; index++)
-      await session.waitUntilIdle({ messageId: await session.send(big(`message ${index}`)), timeoutMs: 30_000 });
+      await session.waitUntilIdle({ messageId: await signal(big(`message ${index}`)), timeoutMs: 30_000 });
 
     const before = await session.snapshot();
     const runBefore = (await client.temporal.workflow.getHandle(session.id).describe()).runId;
-    const messageId = await session.send(big('What comes next?'));
+    const messageId = await signal(big('What comes next?'));
     const streamed: string[] = [];
     await session.waitUntilIdle({
       messageId,
