@@ -3,7 +3,7 @@ import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@
 import { taskBoardWritesUpdate } from '../shared/messages.js';
 import type { ToolReply } from '../shared/tool-reply.js';
 import type { TaskBoardRequest } from '../shared/tools/task-board.js';
-import type { BatchedWrite } from '../shared/write-batches.js';
+import { refuseBatch, type BatchedWrite } from '../shared/write-batches.js';
 import { WriteBatcher } from '../client/access/write-batcher.js';
 import { completeLater } from './complete-later.js';
 
@@ -41,7 +41,7 @@ export function createTaskBoardActivities(client: Client) {
       }
       if (error instanceof WorkflowUpdateFailedError) {
         const reason = error.cause?.message ?? error.message;
-        return writes.map(() => ({ ok: false, error: reason }));
+        return refuseBatch({ writes }, reason).replies;
       }
       throw error;
     }

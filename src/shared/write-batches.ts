@@ -45,6 +45,12 @@ export function notAppliedError(reason: string): string {
   return `This write was not applied, and will not be: ${reason}`;
 }
 
+/** The same refusal for every write a batch holds (a malformed batch holds none that can be read). */
+export function refuseBatch(batch: unknown, reason: string): WriteBatchReply {
+  const writes = (batch as WriteBatch<unknown> | undefined)?.writes;
+  return { replies: (Array.isArray(writes) ? writes : []).map(() => ({ ok: false, error: reason })) };
+}
+
 /** Why a batch is malformed, or undefined when each write has a key and the batch is within its limit. */
 export function batchShapeError(batch: unknown): string | undefined {
   const writes = (batch as WriteBatch<unknown> | undefined)?.writes;

@@ -1,7 +1,7 @@
 import { currentUpdateInfo } from '@temporalio/workflow';
 import { taskCreate, taskGet, taskUpdate, type TaskBoardRequest } from '../shared/tools/task-board.js';
 import type { ToolReply } from '../shared/tool-reply.js';
-import { batchShapeError, type WriteBatch, type WriteBatchReply } from '../shared/write-batches.js';
+import { batchShapeError, refuseBatch, type WriteBatch, type WriteBatchReply } from '../shared/write-batches.js';
 import type { SessionState } from './session-state.js';
 import { applyWriteBatch } from './write-batches.js';
 
@@ -51,7 +51,7 @@ export function checkBoardBatch(state: SessionState, batch: WriteBatch<TaskBoard
 /** The batch update's handler: each operation applied in order, the writes once by their keys; a bad one refused alone. */
 export function applyBoardBatch(state: SessionState, batch: WriteBatch<TaskBoardRequest>): WriteBatchReply {
   const malformed = boardBatchError(state, batch);
-  if (malformed) return { replies: (Array.isArray(batch?.writes) ? batch.writes : []).map(() => ({ ok: false, error: malformed })) };
+  if (malformed) return refuseBatch(batch, malformed);
   return applyWriteBatch(
     batch,
     state.board.updates,

@@ -9,7 +9,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { memoryReadQuery, memoryWritesUpdate, memoryWriteUpdate } from '../shared/messages.js';
-import { batchShapeError } from '../shared/write-batches.js';
+import { batchShapeError, refuseBatch } from '../shared/write-batches.js';
 import { applyWriteBatch } from './write-batches.js';
 import {
   deleteMemory,
@@ -68,7 +68,7 @@ export const memoryStoreWorkflow = (async (input: MemoryStoreInput): Promise<voi
     (batch) => {
       // Validators do not run on replay: a malformed batch is answered with a refusal for each write it holds.
       const malformed = batchShapeError(batch);
-      if (malformed) return { replies: (Array.isArray(batch?.writes) ? batch.writes : []).map(() => ({ ok: false, error: malformed })) };
+      if (malformed) return refuseBatch(batch, malformed);
       return applyWriteBatch(batch, recent, (request) => {
         const parsed = parseWrite(request);
         if (!parsed.ok) return parsed;

@@ -3,7 +3,7 @@ import { memoryReadQuery, memoryWritesUpdate } from '../../shared/messages.js';
 import type { ToolReply } from '../../shared/tool-reply.js';
 import { memoryStoreId, memoryStoreWorkflowType, type MemoryRead, type MemoryWriteRequest } from '../../shared/tools/memory.js';
 import type { MemoryStoreInput } from '../../shared/workflow-types.js';
-import type { BatchedWrite } from '../../shared/write-batches.js';
+import { refuseBatch, type BatchedWrite } from '../../shared/write-batches.js';
 import { boundedQuery } from './query-failures.js';
 import { WriteBatcher } from './write-batcher.js';
 
@@ -35,7 +35,7 @@ export function createMemoryAccess(client: Client, taskQueue: string) {
         // Refused by the store's validator (or by a store run by a worker older than batches): nothing was applied.
         if (error instanceof WorkflowUpdateFailedError) {
           const reason = error.cause?.message ?? error.message;
-          return writes.map(() => ({ ok: false, error: reason }));
+          return refuseBatch({ writes }, reason).replies;
         }
         if (!(error instanceof WorkflowNotFoundError) || attempt > 0) throw error;
         await start(owner);
