@@ -4,15 +4,8 @@ import { devServerWorkers } from '../support/dev-server-workers.js';
 import { runCli, startCli } from '../support/processes.js';
 import { call, toolResults } from '../support/scripted-model.js';
 import { waitUntil } from '../support/wait.js';
+import { regionQuestion as question } from '../support/questions.js';
 
-const question = {
-  question: 'Which region should we deploy to?',
-  header: 'Region',
-  options: [
-    { label: 'Europe', description: 'Frankfurt' },
-    { label: 'United States', description: 'Virginia' },
-  ],
-};
 const seedText = (answer: string) =>
   `User has answered your questions: "Which region should we deploy to?"="${answer}". You can now continue with the user's answers in mind.`;
 

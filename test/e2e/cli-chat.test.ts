@@ -4,15 +4,7 @@ import { devServerWorkers } from '../support/dev-server-workers.js';
 import { call } from '../support/scripted-model.js';
 import { Terminal } from '../support/terminal.js';
 import { waitUntil } from '../support/wait.js';
-
-const question = {
-  question: 'Which region should we deploy to?',
-  header: 'Region',
-  options: [
-    { label: 'Europe', description: 'Frankfurt' },
-    { label: 'United States', description: 'Virginia' },
-  ],
-};
+import { regionQuestion as question } from '../support/questions.js';
 
 describe('arbor chat on a terminal, continuing a session', () => {
   const servers = devServerWorkers('sk-chat-e2e');

@@ -8,15 +8,7 @@ import { runCli } from '../support/processes.js';
 import { call } from '../support/scripted-model.js';
 import { Terminal } from '../support/terminal.js';
 import { waitUntil } from '../support/wait.js';
-
-const question = {
-  question: 'Which region should we deploy to?',
-  header: 'Region',
-  options: [
-    { label: 'Europe', description: 'Frankfurt' },
-    { label: 'United States', description: 'Virginia' },
-  ],
-};
+import { regionQuestion as question } from '../support/questions.js';
 
 describe('the arbor CLI: ids, versions, errors and answers', () => {
   const servers = devServerWorkers('sk-ids-e2e');

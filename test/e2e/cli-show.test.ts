@@ -4,15 +4,7 @@ import { devServerWorkers } from '../support/dev-server-workers.js';
 import { runCli } from '../support/processes.js';
 import { call } from '../support/scripted-model.js';
 import { waitUntil } from '../support/wait.js';
-
-const question = {
-  question: 'Which region should we deploy to?',
-  header: 'Region',
-  options: [
-    { label: 'Europe', description: 'Frankfurt' },
-    { label: 'United States', description: 'Virginia' },
-  ],
-};
+import { regionQuestion as question } from '../support/questions.js';
 
 describe('arbor show, tree and loops on a tree whose members wait', () => {
   const servers = devServerWorkers('sk-show-e2e');
