@@ -104,6 +104,55 @@ function route(request: RecordedRequest): FakeReply {
   return scriptFor(firstUserText(request))[step] ?? { content: 'ok' };
 }
 
+/**
+ * Checks tool results against the final state: a save reported saved is in `memories` with its content and one refused
+ * is not; a task reported created is on `board` with its subject and one refused is not.
+ */
+function toolResultChecker() {
+  const check = {
+    saves_saved: 0,
+    saves_refused: 0,
+    tasks_created: 0,
+    tasks_refused: 0,
+    mismatches: [] as string[],
+    other_errors: [] as string[],
+  };
+  const checkTranscript = (transcript: TranscriptEntry[], memories: Map<string, string>, board: Map<string, string>) => {
+    const results = new Map(transcript.filter((entry) => entry.role === 'tool').map((entry) => [entry.tool_call_id!, entry]));
+    for (const call of transcript.flatMap((entry) => entry.tool_calls ?? [])) {
+      const result = results.get(call.id);
+      const argsOf = JSON.parse(call.arguments) as { content?: string; subject?: string };
+      if (!result) {
+        check.mismatches.push(`${call.name} ${call.arguments}: no result`);
+        continue;
+      }
+      if (call.name === 'saveMemory') {
+        if (result.is_error) {
+          check.saves_refused += 1;
+          if ([...memories.values()].includes(argsOf.content!))
+            check.mismatches.push(`refused but stored: ${argsOf.content} (${result.content})`);
+        } else {
+          check.saves_saved += 1;
+          const { memory_id } = JSON.parse(result.content) as { memory_id: string };
+          if (memories.get(memory_id) !== argsOf.content) check.mismatches.push(`saved but not stored: ${argsOf.content} as ${memory_id}`);
+        }
+      } else if (call.name === 'TaskCreate') {
+        if (result.is_error) {
+          check.tasks_refused += 1;
+          if ([...board.values()].includes(argsOf.subject!))
+            check.mismatches.push(`refused but on the board: ${argsOf.subject} (${result.content})`);
+        } else {
+          check.tasks_created += 1;
+          const created = (JSON.parse(result.content) as { task: { id: string } }).task;
+          if (board.get(created.id) !== argsOf.subject)
+            check.mismatches.push(`created but not on the board: ${argsOf.subject} as ${created.id}`);
+        }
+      } else if (result.is_error && check.other_errors.length < 5) check.other_errors.push(`${call.name}: ${result.content.slice(0, 200)}`);
+    }
+  };
+  return { check, checkTranscript };
+}
+
 /* ---------- the run ---------- */
 
 const server = await startDevServer(args.server);
@@ -159,23 +208,9 @@ const results = await worker.runUntil(async () => {
     for (const memory of (await arbor.memories('burst-owner').list({ tag, limit: 100 })).memories)
       burstStore.set(memory.memory_id, memory.content);
   }
-  const burstCheck = { saved: 0, refused: 0, mismatches: [] as string[] };
-  for (const session of burstSessions) {
-    const transcript = await session.transcript();
-    const results = new Map(transcript.filter((entry) => entry.role === 'tool').map((entry) => [entry.tool_call_id!, entry]));
-    for (const call of transcript.flatMap((entry) => entry.tool_calls ?? [])) {
-      const { content } = JSON.parse(call.arguments) as { content: string };
-      const result = results.get(call.id)!;
-      if (result.is_error) {
-        burstCheck.refused += 1;
-        if ([...burstStore.values()].includes(content)) burstCheck.mismatches.push(`refused but stored: ${content}`);
-      } else {
-        burstCheck.saved += 1;
-        if (burstStore.get((JSON.parse(result.content) as { memory_id: string }).memory_id) !== content)
-          burstCheck.mismatches.push(`saved but not stored: ${content}`);
-      }
-    }
-  }
+  const burstChecker = toolResultChecker();
+  for (const session of burstSessions) burstChecker.checkTranscript(await session.transcript(), burstStore, new Map());
+  const burstCheck = burstChecker.check;
   const betweenBursts: number[] = [];
   for (let k = 0; k < quietTurns; k++) betweenBursts.push(await probeTurn());
 
@@ -214,14 +249,7 @@ const results = await worker.runUntil(async () => {
   for (let k = 0; k < quietTurns; k++) after.push(await probeTurn());
 
   // Every tool result against the final state.
-  const check = {
-    saves_saved: 0,
-    saves_refused: 0,
-    tasks_created: 0,
-    tasks_refused: 0,
-    mismatches: [] as string[],
-    other_errors: [] as string[],
-  };
+  const { check, checkTranscript } = toolResultChecker();
   const stores = new Map<string, Map<string, string>>();
   for (let i = 0; i < sessionCount; i++) {
     const owner = `load-owner-${i % ownerCount}`;
@@ -230,40 +258,6 @@ const results = await worker.runUntil(async () => {
     for (const memory of (await arbor.memories(owner).list({ tag: `s${i}`, limit: 100 })).memories)
       memories.set(memory.memory_id, memory.content);
   }
-  const checkTranscript = (transcript: TranscriptEntry[], owner: string, board: Map<string, string>) => {
-    const results = new Map(transcript.filter((entry) => entry.role === 'tool').map((entry) => [entry.tool_call_id!, entry]));
-    for (const call of transcript.flatMap((entry) => entry.tool_calls ?? [])) {
-      const result = results.get(call.id);
-      const argsOf = JSON.parse(call.arguments) as { content?: string; subject?: string };
-      if (!result) {
-        check.mismatches.push(`${call.name} ${call.arguments}: no result`);
-        continue;
-      }
-      if (call.name === 'saveMemory') {
-        const memories = stores.get(owner)!;
-        if (result.is_error) {
-          check.saves_refused += 1;
-          if ([...memories.values()].includes(argsOf.content!))
-            check.mismatches.push(`refused but stored: ${argsOf.content} (${result.content})`);
-        } else {
-          check.saves_saved += 1;
-          const { memory_id } = JSON.parse(result.content) as { memory_id: string };
-          if (memories.get(memory_id) !== argsOf.content) check.mismatches.push(`saved but not stored: ${argsOf.content} as ${memory_id}`);
-        }
-      } else if (call.name === 'TaskCreate') {
-        if (result.is_error) {
-          check.tasks_refused += 1;
-          if ([...board.values()].includes(argsOf.subject!))
-            check.mismatches.push(`refused but on the board: ${argsOf.subject} (${result.content})`);
-        } else {
-          check.tasks_created += 1;
-          const created = (JSON.parse(result.content) as { task: { id: string } }).task;
-          if (board.get(created.id) !== argsOf.subject)
-            check.mismatches.push(`created but not on the board: ${argsOf.subject} as ${created.id}`);
-        }
-      } else if (result.is_error && check.other_errors.length < 5) check.other_errors.push(`${call.name}: ${result.content.slice(0, 200)}`);
-    }
-  };
   let troubles = { workflow_task_failures: 0, activity_failures: 0, activity_retries: 0, messages: [] as string[] };
   const failuresByActivity: Record<string, number> = {};
   const retriesByActivity: Record<string, number> = {};
@@ -299,9 +293,9 @@ const results = await worker.runUntil(async () => {
     const owner = `load-owner-${i % ownerCount}`;
     const snapshot = await session.snapshot();
     const board = new Map(snapshot.tasks.map((entry) => [entry.id, entry.subject]));
-    checkTranscript(await session.transcript(), owner, board);
+    checkTranscript(await session.transcript(), stores.get(owner)!, board);
     const childId = snapshot.children[0]!.sub_session_id;
-    checkTranscript(await arbor.session(childId).transcript(), owner, board);
+    checkTranscript(await arbor.session(childId).transcript(), stores.get(owner)!, board);
     await addTrouble(session.id);
     await addTrouble(childId);
   }
@@ -312,7 +306,8 @@ const results = await worker.runUntil(async () => {
       saves: 2 * burstSaves,
       ms: Math.round(burstMs),
       stored: burstStore.size,
-      ...burstCheck,
+      saved: burstCheck.saves_saved,
+      refused: burstCheck.saves_refused,
       mismatches: burstCheck.mismatches.length,
       first_mismatches: burstCheck.mismatches.slice(0, 5),
       probe_turn_ms: { before: percentiles(before), during: percentiles(duringBurst), after: percentiles(betweenBursts) },
