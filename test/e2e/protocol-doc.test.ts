@@ -6,16 +6,12 @@
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import type { Client } from '@temporalio/client';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { ArborClient } from '../../src/client.js';
-import type { ConnectionSettings } from '../../src/client/connection.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { SessionHandle } from '../../src/client/session-handle.js';
 import * as messages from '../../src/shared/messages.js';
-import { createArborWorker, type ArborWorker } from '../../src/worker.js';
-import { devServerSettings } from '../support/connection.js';
 import { temporalOk } from '../support/temporal-cli.js';
 import { waitUntil } from '../support/wait.js';
+import { inProcessDemoWorker } from '../support/in-process-demo-worker.js';
 
 interface Example {
   kind?: string;
@@ -65,30 +61,11 @@ function expectShape(actual: unknown, documented: unknown, path: string, exactKe
 }
 
 describe('the wire protocol as docs/protocol.md documents it', () => {
-  let settings: ConnectionSettings;
-  let worker: ArborWorker;
-  let running: Promise<void>;
-  let arbor: ArborClient;
-  let client: Client;
+  const demo = inProcessDemoWorker();
   let examples: Map<string, Example>;
 
   beforeAll(async () => {
     examples = await readExamples();
-    settings = devServerSettings();
-    worker = await createArborWorker({
-      connection: settings,
-      model: { defaultModel: 'demo', requestTimeoutMs: 10_000 },
-      workflowBundlePath: inject('workflowBundlePath'),
-    });
-    running = worker.run();
-    arbor = await ArborClient.fromSettings(settings);
-    client = arbor.temporal;
-  });
-
-  afterAll(async () => {
-    await arbor?.close();
-    worker?.shutdown();
-    await running;
   });
 
   const example = (name: string): Example => {
@@ -109,10 +86,10 @@ describe('the wire protocol as docs/protocol.md documents it', () => {
     // The documented command, as a user would type it, on this test's task queue and with its own workflow id.
     const command = start.commands.find((line) => line.startsWith('temporal workflow start'))!;
     expect(inputOf(command)).toEqual(start.input);
-    await temporalOk(documented(command, id, settings.taskQueue));
-    const session = new SessionHandle(id, client);
+    await temporalOk(documented(command, id, demo.settings.taskQueue));
+    const session = new SessionHandle(id, demo.arbor.temporal);
     await session.waitUntilIdle({ timeoutMs: 60_000 });
-    const workflow = client.workflow.getHandle(id);
+    const workflow = demo.arbor.temporal.workflow.getHandle(id);
 
     const snapshot = await workflow.query('snapshot');
     expectShape(snapshot, example('snapshot').result, 'snapshot', true);
@@ -141,7 +118,7 @@ describe('the wire protocol as docs/protocol.md documents it', () => {
     // The documented update command, through the Temporal CLI: the same id again is delivered once.
     const update = example('sendMessage').commands[0]!;
     expect(inputOf(update)).toEqual(example('sendMessage').input);
-    const updated = await temporalOk([...documented(update, id, settings.taskQueue), '--output', 'json']);
+    const updated = await temporalOk([...documented(update, id, demo.settings.taskQueue), '--output', 'json']);
     expect(JSON.parse(updated).result).toEqual({ message_id: messageId, state: 'handled' });
 
     // userMessage, whose text asks the demo model a question; then answerQuestions with the documented answers.
@@ -182,9 +159,9 @@ describe('the wire protocol as docs/protocol.md documents it', () => {
     const owner = `alice-${randomUUID().slice(0, 8)}`;
     const storeInput = example('The memory store').input as { owner: string };
     expect(storeInput.owner).toBe('alice');
-    const store = await client.workflow.start('memoryStoreWorkflow', {
+    const store = await demo.arbor.temporal.workflow.start('memoryStoreWorkflow', {
       workflowId: `arbor-memory-${owner}`,
-      taskQueue: settings.taskQueue,
+      taskQueue: demo.settings.taskQueue,
       args: [{ ...storeInput, owner }],
     });
     expect(await store.executeUpdate('memoryWrite', { args: [example('memoryWrite').input] })).toEqual(example('memoryWrite').result);

@@ -5,45 +5,22 @@
  */
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { WorkflowFailedError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import { WorkflowFailedError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { NativeConnection, Worker } from '@temporalio/worker';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { ArborClient, ArborClientError } from '../../src/client.js';
-import type { ConnectionSettings } from '../../src/client/connection.js';
+import { describe, expect, inject, it } from 'vitest';
+import { ArborClientError } from '../../src/client.js';
 import { SessionHandle } from '../../src/client/session-handle.js';
 import { eventsQuery, messageStateQuery, sendMessageUpdate } from '../../src/shared/messages.js';
 import { legacySessionWorkflowType, previousSessionWorkflowType, sessionWorkflowType } from '../../src/shared/session.js';
 import { memoryStoreWorkflowType } from '../../src/shared/tools/memory.js';
-import { createArborWorker, type ArborWorker } from '../../src/worker.js';
-import { devServerSettings } from '../support/connection.js';
+import { createArborWorker } from '../../src/worker.js';
 import { temporalOk } from '../support/temporal-cli.js';
 import { waitUntil } from '../support/wait.js';
+import { inProcessDemoWorker } from '../support/in-process-demo-worker.js';
 
 describe('what clients other than the SDK send to a session', () => {
-  let settings: ConnectionSettings;
-  let worker: ArborWorker;
-  let running: Promise<void>;
-  let arbor: ArborClient;
-  let temporalClient: Client;
-
-  beforeAll(async () => {
-    settings = devServerSettings();
-    worker = await createArborWorker({
-      connection: settings,
-      model: { defaultModel: 'demo', requestTimeoutMs: 10_000 },
-      workflowBundlePath: inject('workflowBundlePath'),
-    });
-    running = worker.run();
-    arbor = await ArborClient.fromSettings(settings);
-    temporalClient = arbor.temporal;
-  });
-
-  afterAll(async () => {
-    await arbor?.close();
-    worker?.shutdown();
-    await running;
-  });
+  const demo = inProcessDemoWorker();
 
   /** `temporal workflow start` with the given --input values (none: no input at all). */
   const startWithCli = async (type: string, inputs: string[]) => {
@@ -54,7 +31,7 @@ describe('what clients other than the SDK send to a session', () => {
       '--type',
       type,
       '--task-queue',
-      settings.taskQueue,
+      demo.settings.taskQueue,
       '--workflow-id',
       id,
       ...inputs.flatMap((input) => ['--input', input]),
@@ -62,12 +39,12 @@ describe('what clients other than the SDK send to a session', () => {
     return id;
   };
 
-  const historyOf = async (id: string) => (await temporalClient.workflow.getHandle(id).fetchHistory()).events ?? [];
+  const historyOf = async (id: string) => (await demo.arbor.temporal.workflow.getHandle(id).fetchHistory()).events ?? [];
   const taskFailures = async (id: string) => (await historyOf(id)).filter((event) => event.workflowTaskFailedEventAttributes);
 
   /** The failure a workflow ended with: its type and message. */
   const failureOf = async (id: string) => {
-    const error = await temporalClient.workflow
+    const error = await demo.arbor.temporal.workflow
       .getHandle(id)
       .result()
       .catch((caught: unknown) => caught);
@@ -114,7 +91,7 @@ describe('what clients other than the SDK send to a session', () => {
   it('runs a session the Temporal CLI started with a valid input under a workflow id of its own choosing', async () => {
     const id = await startWithCli(sessionWorkflowType, ['{"instruction": "Plan a picnic for four people", "title": "Picnic"}']);
     // A handle by any workflow id (the SDK's own ids are UUIDs; any Arbor session's id is a session id).
-    const session = new SessionHandle(id, temporalClient);
+    const session = new SessionHandle(id, demo.arbor.temporal);
     const snapshot = await session.waitUntilIdle({ timeoutMs: 60_000 });
     expect(snapshot).toMatchObject({ session_id: id, title: 'Picnic', status: 'idle', turn: 1, last_error: null });
     expect(snapshot.last_message?.role).toBe('assistant');
@@ -123,7 +100,7 @@ describe('what clients other than the SDK send to a session', () => {
   });
 
   it('records each malformed userMessage signal as an error event with the reason, answers refused for its id, and takes the id when sent well', async () => {
-    const session = await arbor.startSession({ instruction: 'Plan a picnic', title: 'Signals' });
+    const session = await demo.arbor.startSession({ instruction: 'Plan a picnic', title: 'Signals' });
     const first = await session.waitUntilIdle({ timeoutMs: 60_000 });
     const signal = (input: string) =>
       temporalOk(['workflow', 'signal', '--workflow-id', session.id, '--name', 'userMessage', '--input', input]);
@@ -131,7 +108,7 @@ describe('what clients other than the SDK send to a session', () => {
     await signal('{"text": "Plan it for Sunday"}');
     await signal('{"id": "m-empty", "content": "   "}');
 
-    const handle = temporalClient.workflow.getHandle(session.id);
+    const handle = demo.arbor.temporal.workflow.getHandle(session.id);
     const errors = async () =>
       (await handle.query(eventsQuery, { after: first.last_event_seq })).events.filter((event) => event.type === 'error');
     await waitUntil(async () => (await errors()).length === 3, 30_000);
@@ -154,9 +131,9 @@ describe('what clients other than the SDK send to a session', () => {
   });
 
   it('refuses a malformed sendMessage update with the reason, leaving nothing in history, and the SDK sends through the update', async () => {
-    const session = await arbor.startSession({ instruction: 'Plan a picnic', title: 'Updates' });
+    const session = await demo.arbor.startSession({ instruction: 'Plan a picnic', title: 'Updates' });
     await session.waitUntilIdle({ timeoutMs: 60_000 });
-    const handle = temporalClient.workflow.getHandle(session.id);
+    const handle = demo.arbor.temporal.workflow.getHandle(session.id);
     const eventsBefore = (await historyOf(session.id)).length;
     for (const [message, reason] of [
       ['just a string', /expected object, received string/],
@@ -199,38 +176,38 @@ describe('what clients other than the SDK send to a session', () => {
   });
 
   it('sends a message as the userMessage signal to a session whose worker is from before the sendMessage update', async () => {
-    const taskQueue = `${settings.taskQueue}-older`;
+    const taskQueue = `${demo.settings.taskQueue}-older`;
     const older = await Worker.create({
-      connection: await NativeConnection.connect(settings.connectionOptions),
-      namespace: settings.namespace,
+      connection: await NativeConnection.connect(demo.settings.connectionOptions),
+      namespace: demo.settings.namespace,
       taskQueue,
       workflowsPath: fileURLToPath(new URL('../support/older-workers/pre-update-session.ts', import.meta.url)),
     });
     await older.runUntil(async () => {
       const id = `older-${randomUUID()}`;
-      await temporalClient.workflow.start('preUpdateSession', { workflowId: id, taskQueue });
-      const session = new SessionHandle(id, temporalClient);
+      await demo.arbor.temporal.workflow.start('preUpdateSession', { workflowId: id, taskQueue });
+      const session = new SessionHandle(id, demo.arbor.temporal);
       const messageId = await session.send('Hello from a newer client');
       expect(await session.messageState(messageId)).toBe('handled');
       const history = await historyOf(id);
       expect(history.flatMap((event) => event.workflowExecutionSignaledEventAttributes?.signalName ?? [])).toEqual(['userMessage']);
       expect(await taskFailures(id)).toEqual([]);
-      await temporalClient.workflow.getHandle(id).terminate('test over');
+      await demo.arbor.temporal.workflow.getHandle(id).terminate('test over');
     });
   });
 
   it('sends a message as the signal as well when no worker takes the update, and the session takes it once', async () => {
-    const taskQueue = `${settings.taskQueue}-later`;
+    const taskQueue = `${demo.settings.taskQueue}-later`;
     const id = `later-${randomUUID()}`;
-    await temporalClient.workflow.start(sessionWorkflowType, { workflowId: id, taskQueue, args: [{ instruction: 'Plan a picnic' }] });
-    const session = new SessionHandle(id, temporalClient);
+    await demo.arbor.temporal.workflow.start(sessionWorkflowType, { workflowId: id, taskQueue, args: [{ instruction: 'Plan a picnic' }] });
+    const session = new SessionHandle(id, demo.arbor.temporal);
     // No worker polls this queue yet: the update waits, so the message also goes as a signal, and send returns.
     const messageId = await session.send('Plan it for Sunday');
     expect((await historyOf(id)).flatMap((event) => event.workflowExecutionSignaledEventAttributes?.signalName ?? [])).toEqual([
       'userMessage',
     ]);
     const later = await createArborWorker({
-      connection: { ...settings, taskQueue },
+      connection: { ...demo.settings, taskQueue },
       model: { defaultModel: 'demo', requestTimeoutMs: 10_000 },
       workflowBundlePath: inject('workflowBundlePath'),
     });
