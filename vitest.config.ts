@@ -1,8 +1,18 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
+const source = (entry: string) => fileURLToPath(new URL(`./src/${entry}.ts`, import.meta.url));
+
 export default defineConfig({
+  // The examples import the package by its name, as users do: here it is the source.
+  resolve: {
+    alias: [
+      { find: /^arbor$/, replacement: source('index') },
+      { find: /^arbor\/(client|tools|testing)$/, replacement: source('$1') },
+    ],
+  },
   test: {
-    include: ['test/**/*.test.ts'],
+    include: ['test/**/*.test.ts', 'examples/**/*.test.ts'],
     // Temporal's native bridge and workers are happier in child processes than in worker threads.
     pool: 'forks',
     globalSetup: ['test/global-setup.ts'],

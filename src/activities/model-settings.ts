@@ -13,6 +13,11 @@ export interface ModelSettings {
    * without one, a request is fitted only after the provider refuses it as too long (and later ones to what was learned).
    */
   contextTokens?: ContextWindows;
+  /**
+   * Sends the model's HTTP requests in place of the global fetch: `arbor/testing` answers them in-process with a
+   * scripted model, through the same `openai` client and error handling as a real endpoint.
+   */
+  fetch?: typeof fetch;
 }
 
 export interface ContextWindows {

@@ -8,5 +8,6 @@ export function createOpenAIClient(settings: ModelSettings): OpenAI {
     ...(settings.baseURL ? { baseURL: settings.baseURL } : {}),
     maxRetries: 0,
     timeout: settings.requestTimeoutMs,
+    ...(settings.fetch ? { fetch: settings.fetch } : {}),
   });
 }

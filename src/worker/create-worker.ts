@@ -1,12 +1,10 @@
 import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
-import { createActivities } from '../activities/index.js';
+import { NativeConnection, type Worker, type WorkerOptions } from '@temporalio/worker';
 import { modelSettingsFromEnv, type ModelSettings } from '../activities/model-settings.js';
 import { loadConnectionSettings, type ConnectionSettings } from '../client/connection.js';
 import { ensureSearchAttributes, supportsSearchAttributes } from '../temporal/search-attribute-registration.js';
-import { prebuiltWorkflowBundlePath, workflowSourceWorkerOptions } from './workflow-code.js';
 import { buildCatalogue } from '../tools/catalogue.js';
-import { hostToolActivities } from '../tools/activities.js';
+import { createSessionWorkers } from './session-workers.js';
 import type { ToolDefinition } from '../tools/define.js';
 
 export interface ArborWorkerOptions {
@@ -37,10 +35,10 @@ export interface ArborWorker {
 /** Connects to Temporal, registers Arbor's search attributes and creates a worker for the session workflows. */
 export async function createArborWorker(options: ArborWorkerOptions = {}): Promise<ArborWorker> {
   const tools = options.tools ?? [];
-  const hostTools = buildCatalogue(tools);
+  // A bad tool definition throws here, before anything connects.
+  buildCatalogue(tools);
   const settings = options.connection ?? loadConnectionSettings();
   const model = options.model ?? modelSettingsFromEnv();
-  const toolQueues = hostToolActivities(tools, settings.taskQueue);
   const clientConnection = await Connection.connect(settings.connectionOptions as Parameters<typeof Connection.connect>[0]);
   let nativeConnection: NativeConnection | undefined;
   try {
@@ -48,40 +46,30 @@ export async function createArborWorker(options: ArborWorkerOptions = {}): Promi
     if (searchAttributes && options.registerSearchAttributes !== false) await ensureSearchAttributes(clientConnection, settings.namespace);
     const client = new Client({ connection: clientConnection, namespace: settings.namespace });
     nativeConnection = await NativeConnection.connect(settings.connectionOptions);
-    const bundlePath = options.workflowBundlePath ?? prebuiltWorkflowBundlePath();
-    const worker = await Worker.create({
-      connection: nativeConnection,
+    const workers = await createSessionWorkers({
+      client,
+      nativeConnection,
       namespace: settings.namespace,
       taskQueue: settings.taskQueue,
-      ...(bundlePath ? { workflowBundle: { codePath: bundlePath } } : workflowSourceWorkerOptions()),
-      activities: { ...createActivities({ client, model, searchAttributes, hostTools }), ...toolQueues.get(settings.taskQueue) },
-      ...options.workerOptions,
+      model,
+      tools,
+      searchAttributes,
+      workflowBundlePath: options.workflowBundlePath,
+      workerOptions: options.workerOptions,
     });
-    const toolWorkers: Worker[] = [];
-    for (const [taskQueue, activities] of toolQueues) {
-      if (taskQueue === settings.taskQueue) continue;
-      toolWorkers.push(await Worker.create({ connection: nativeConnection, namespace: settings.namespace, taskQueue, activities }));
-    }
     const connection = nativeConnection;
     return {
-      worker,
+      worker: workers.worker,
       settings,
       async run() {
         try {
-          // The tool workers stop with the main one (shutdown, or a signal the SDK handles).
-          const tools = toolWorkers.map((toolWorker) => toolWorker.run());
-          await worker.run().finally(() => {
-            for (const toolWorker of toolWorkers) if (toolWorker.getState() === 'RUNNING') toolWorker.shutdown();
-          });
-          await Promise.all(tools);
+          await workers.run();
         } finally {
           await connection.close();
           await clientConnection.close();
         }
       },
-      shutdown() {
-        if (worker.getState() === 'RUNNING') worker.shutdown();
-      },
+      shutdown: () => workers.shutdown(),
     };
   } catch (error) {
     await nativeConnection?.close();

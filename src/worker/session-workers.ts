@@ -1,0 +1,71 @@
+import type { Client } from '@temporalio/client';
+import { Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
+import { createActivities, type ActivityDependencies } from '../activities/index.js';
+import type { ModelSettings } from '../activities/model-settings.js';
+import { buildCatalogue } from '../tools/catalogue.js';
+import { hostToolActivities } from '../tools/activities.js';
+import type { ToolDefinition } from '../tools/define.js';
+import { prebuiltWorkflowBundlePath, workflowSourceWorkerOptions } from './workflow-code.js';
+
+export interface SessionWorkersOptions {
+  client: Client;
+  nativeConnection: NativeConnection;
+  namespace: string;
+  taskQueue: string;
+  model: ModelSettings;
+  tools: readonly ToolDefinition[];
+  searchAttributes: boolean;
+  workflowBundlePath?: string | undefined;
+  workerOptions?: Partial<WorkerOptions> | undefined;
+  /** Activity settings otherwise read from the worker's environment (search engines, question timeout...). */
+  activities?: Partial<Omit<ActivityDependencies, 'client' | 'model' | 'searchAttributes' | 'hostTools'>>;
+}
+
+export interface SessionWorkers {
+  /** The worker of the session workflows and Arbor's activities. */
+  worker: Worker;
+  /** Runs the worker and the host tools' own-queue workers until shutdown() (or a signal the SDK handles). */
+  run(): Promise<void>;
+  shutdown(): void;
+}
+
+/**
+ * The workers of one task queue over connections the caller owns: the session worker, and one more per task queue
+ * that host tools name. A bad tool definition throws a ToolDefinitionError before any worker is created.
+ */
+export async function createSessionWorkers(options: SessionWorkersOptions): Promise<SessionWorkers> {
+  const { client, nativeConnection, namespace, taskQueue } = options;
+  const hostTools = buildCatalogue(options.tools);
+  const toolQueues = hostToolActivities(options.tools, taskQueue);
+  const bundlePath = options.workflowBundlePath ?? prebuiltWorkflowBundlePath();
+  const worker = await Worker.create({
+    connection: nativeConnection,
+    namespace,
+    taskQueue,
+    ...(bundlePath ? { workflowBundle: { codePath: bundlePath } } : workflowSourceWorkerOptions()),
+    activities: {
+      ...createActivities({ ...options.activities, client, model: options.model, searchAttributes: options.searchAttributes, hostTools }),
+      ...toolQueues.get(taskQueue),
+    },
+    ...options.workerOptions,
+  });
+  const toolWorkers: Worker[] = [];
+  for (const [queue, activities] of toolQueues) {
+    if (queue === taskQueue) continue;
+    toolWorkers.push(await Worker.create({ connection: nativeConnection, namespace, taskQueue: queue, activities }));
+  }
+  return {
+    worker,
+    async run() {
+      // The tool workers stop with the main one (shutdown, or a signal the SDK handles).
+      const tools = toolWorkers.map((toolWorker) => toolWorker.run());
+      await worker.run().finally(() => {
+        for (const toolWorker of toolWorkers) if (toolWorker.getState() === 'RUNNING') toolWorker.shutdown();
+      });
+      await Promise.all(tools);
+    },
+    shutdown() {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+    },
+  };
+}
