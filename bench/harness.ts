@@ -255,7 +255,7 @@ export function bareModelActivities(model: FakeModel) {
  * A floor model call that sends what a session's does: the system prompt, its run's conversation so far and every
  * tool spec. It separates what the model request costs from what Temporal costs.
  */
-export function conversationalModelActivities(model: FakeModel) {
+export function conversationalModelActivities(model: Pick<FakeModel, 'openai'>) {
   const conversations = new Map<string, OpenAI.Chat.ChatCompletionMessageParam[]>();
   const tools = toolSpecs(toolNames);
   return {

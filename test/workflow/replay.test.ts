@@ -1,10 +1,9 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { Worker } from '@temporalio/worker';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { legacySessionWorkflowType, previousSessionWorkflowType, sessionWorkflowType } from '../../src/shared/session.js';
 import { memoryStoreWorkflowType } from '../../src/shared/tools/memory.js';
-import { workflowBundle } from '../support/time-skipping.js';
+import { replayHistories } from '../../src/testing.js';
 
 const historiesDir = fileURLToPath(new URL('../histories/', import.meta.url));
 
@@ -130,11 +129,9 @@ describe('committed histories', () => {
     }
   });
 
-  it('replay with today’s workflow code without nondeterminism', async () => {
+  it('replay with today’s workflow code without nondeterminism, through the testing kit’s replayHistories', async () => {
     const histories = await committedHistories();
-    const results = [];
-    for await (const result of Worker.runReplayHistories({ workflowBundle: await workflowBundle() }, histories)) results.push(result);
-    expect(results).toHaveLength(histories.length);
-    for (const result of results) expect(result.error, `${result.workflowId}: ${result.error}`).toBeUndefined();
+    const replayed = await replayHistories(historiesDir, { workflowBundlePath: inject('workflowBundlePath') });
+    expect(replayed.map((history) => history.file).sort()).toEqual(histories.map((history) => history.workflowId).sort());
   });
 });
