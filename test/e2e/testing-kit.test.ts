@@ -3,7 +3,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connect } from 'node:net';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { z } from 'zod';
+import { defineHostTool } from '../../src/tools.js';
 import {
   createTestArbor,
   delayed,
@@ -34,7 +37,12 @@ describe('the testing kit', () => {
   let arbor: TestArbor;
 
   beforeAll(async () => {
-    arbor = await createTestArbor({ model, modelName: 'kit-model', waitTimeoutMs: 20_000 });
+    arbor = await createTestArbor({
+      model,
+      modelName: 'kit-model',
+      waitTimeoutMs: 20_000,
+      workflowBundlePath: inject('workflowBundlePath'),
+    });
   });
 
   afterAll(async () => {
@@ -141,7 +149,10 @@ describe('the testing kit', () => {
   });
 
   it('runs beside a second environment in the same process, each with its own server, worker and model', async () => {
-    const other = await createTestArbor({ model: new ScriptedModel([text('From the other model.')]) });
+    const other = await createTestArbor({
+      model: new ScriptedModel([text('From the other model.')]),
+      workflowBundlePath: inject('workflowBundlePath'),
+    });
     try {
       const session = await other.startSession({ instruction: 'Which model answers?' });
       expect((await other.waitUntilIdle(session)).last_message?.content).toBe('From the other model.');
@@ -150,6 +161,87 @@ describe('the testing kit', () => {
     } finally {
       await other.teardown();
     }
+  });
+});
+
+describe('the testing kit with host tools that need approval', () => {
+  const refunds: number[] = [];
+  const refund = defineHostTool({
+    name: 'refund',
+    description: 'Refund an amount in euros.',
+    input: z.object({ eur: z.number() }),
+    needsApproval: ({ eur }) => eur > 100,
+    run: async ({ eur }) => {
+      refunds.push(eur);
+      return `refunded ${eur} EUR`;
+    },
+  });
+  const model = new ScriptedModel();
+  let arbor: TestArbor;
+
+  beforeAll(async () => {
+    arbor = await createTestArbor({ model, tools: [refund], workflowBundlePath: inject('workflowBundlePath') });
+  });
+
+  afterAll(async () => {
+    await arbor?.teardown();
+  });
+
+  it('offers the tools to the model, runs a call the test approves, and never runs one it denies', async () => {
+    const instruction = 'Refund twice';
+    model.forInstruction(
+      instruction,
+      toolCall('refund', { eur: 250 }),
+      toolCall('refund', { eur: 300 }),
+      (request) => text(`Results: ${JSON.stringify(request.toolResults)}`),
+      text('unused'),
+    );
+    const session = await arbor.startSession({ instruction });
+
+    const [asked] = await arbor.waitForUser(session);
+    expect(asked?.approval).toMatchObject({ tool_name: 'refund' });
+    await arbor.approve(session, { toolName: 'refund' });
+    await arbor.deny(session, { toolName: 'refund', reason: 'too much' });
+    const snapshot = await arbor.waitUntilIdle(session);
+
+    expect(model.requestsFor(instruction)[0]!.tools).toContain('refund');
+    expect(refunds).toEqual([250]);
+    expect(model.requestsFor(instruction)[1]!.toolResults).toEqual(['refunded 250 EUR']);
+    expect(snapshot.last_message?.content).toContain('did not run');
+    expect(model.requestsFor(instruction)[2]!.toolResults).toEqual([
+      'Error: The user denied the call to refund, so it did not run. They said: "too much"',
+    ]);
+  });
+});
+
+describe('the testing kit on other servers', () => {
+  it('runs sessions on a server the test already runs, given its address', async () => {
+    const arbor = await createTestArbor({
+      server: { address: inject('temporalAddress') },
+      model: new ScriptedModel([text('On the dev server.')]),
+    });
+    try {
+      const session = await arbor.startSession({ instruction: 'Where am I?' });
+      expect((await arbor.waitUntilIdle(session)).last_message?.content).toBe('On the dev server.');
+      // Its visibility has Arbor's search attributes, which the time-skipping server lacks.
+      const listed = await arbor.client.listSessions({ title: 'Where am I' });
+      expect(listed.map((summary) => summary.session_id)).toContain(session.id);
+    } finally {
+      await arbor.teardown();
+    }
+  });
+
+  it('starts a dev server of its own when asked, and stops it at teardown', async () => {
+    const arbor = await createTestArbor({ server: 'dev', model: new ScriptedModel([text('On my own dev server.')]) });
+    const address = arbor.env.connection.options.address;
+    try {
+      const session = await arbor.startSession({ instruction: 'And now?' });
+      expect((await arbor.waitUntilIdle(session)).last_message?.content).toBe('On my own dev server.');
+    } finally {
+      await arbor.teardown();
+    }
+    expect(address).not.toBe(inject('temporalAddress'));
+    await expect(canConnect(address)).resolves.toBe(false);
   });
 });
 
@@ -188,5 +280,17 @@ function runNode(script: string, env: Record<string, string>): Promise<{ code: n
     child.stderr.on('data', (chunk) => (stderr += chunk));
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stderr }));
+  });
+}
+
+function canConnect(address: string): Promise<boolean> {
+  const [host, port] = address.split(':');
+  return new Promise((resolve) => {
+    const socket = connect(Number(port), host === 'localhost' ? '127.0.0.1' : host!);
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
   });
 }

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { completionBody } from '../../src/testing/model-answers.js';
 
 /**
  * What the fake answers to one request: a completion (content and/or tool calls), an HTTP error, a body written as
@@ -108,26 +109,13 @@ export class FakeOpenAI {
       return;
     }
     const id = ++this.counter;
-    const toolCalls = reply.toolCalls?.map((call, index) => ({
-      id: call.id ?? `call_${id}_${index}`,
-      type: 'function',
-      function: { name: call.name, arguments: call.arguments },
-    }));
-    response.writeHead(200, { 'content-type': 'application/json' }).end(
-      JSON.stringify({
-        id: `chatcmpl-${id}`,
-        object: 'chat.completion',
-        created: Math.floor(Date.now() / 1000),
-        model: recorded.body.model,
-        choices: [
-          {
-            index: 0,
-            finish_reason: toolCalls?.length ? 'tool_calls' : 'stop',
-            message: { role: 'assistant', content: reply.content ?? null, ...(toolCalls?.length ? { tool_calls: toolCalls } : {}) },
-          },
-        ],
-        usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
-      }),
-    );
+    response
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end(
+        completionBody(recorded.body.model, id, {
+          content: reply.content ?? null,
+          ...(reply.toolCalls ? { toolCalls: reply.toolCalls } : {}),
+        }),
+      );
   }
 }
