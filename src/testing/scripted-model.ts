@@ -15,7 +15,7 @@ interface Script {
  * A model for tests: it answers each request with the next step of a script (or from a function), and records every
  * request. Sessions can have scripts of their own, chosen by their instruction, so concurrent sessions and sub-agents
  * do not take each other's steps. A request it cannot answer (a script run out, a step function that threw) is
- * answered with an HTTP 400 that ends the session's turn, and kept in `problems`, which the kit's helpers throw.
+ * answered with an HTTP 400 that ends the session's turn, and kept in `problems`; the kit's next helper throws it.
  */
 export class ScriptedModel {
   readonly requests: ModelRequest[] = [];
@@ -24,6 +24,7 @@ export class ScriptedModel {
   private readonly responder: ModelResponder | undefined;
   private readonly byInstruction = new Map<string, Script>();
   private counter = 0;
+  private reported = 0;
 
   constructor(script: readonly ScriptItem[] | ModelResponder = []) {
     if (typeof script === 'function') this.responder = script;
@@ -48,9 +49,15 @@ export class ScriptedModel {
     return left;
   }
 
-  /** Throws the first problem met, if any. */
+  /**
+   * Throws the first problem not thrown before, if any: each is thrown once, so one test's bad script does not fail
+   * the later tests of an environment they share (`problems` keeps them all).
+   */
   assertNoProblems(): void {
-    if (this.problems[0]) throw this.problems[0];
+    const problem = this.problems[this.reported];
+    if (!problem) return;
+    this.reported += 1;
+    throw problem;
   }
 
   /** The answer to one chat-completions request body. */
