@@ -144,7 +144,11 @@ describe('askUser (the testing kit on the time-skipping server, scripted model)'
     );
     model.forInstruction(middle, toolCall('subAgent', { title: 'Leaf', instruction: leaf, mode: 'sync' }), text('Middle done.'));
     model.forInstruction(leaf, toolCall('askUser', { questions: [colour] }), text('Leaf done.'));
-    model.forInstruction(sibling, toolCall('todoWrite', { todos: [{ content: 'Work alone', status: 'completed' }] }), text('Sibling done.'));
+    model.forInstruction(
+      sibling,
+      toolCall('todoWrite', { todos: [{ content: 'Work alone', status: 'completed' }] }),
+      text('Sibling done.'),
+    );
     const session = await arbor.startSession({ instruction: root });
     const set = await theQuestionSet(session);
     const leafId = set.session_id;

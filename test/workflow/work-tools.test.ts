@@ -8,7 +8,10 @@ describe('plan, wait and stopConversation (the testing kit on the time-skipping 
   let arbor: TestArbor;
 
   beforeAll(async () => {
-    arbor = await createTestArbor({ model: { defaultModel: demoModelName, requestTimeoutMs: 5_000 }, workflowBundlePath: inject('workflowBundlePath') });
+    arbor = await createTestArbor({
+      model: { defaultModel: demoModelName, requestTimeoutMs: 5_000 },
+      workflowBundlePath: inject('workflowBundlePath'),
+    });
   });
 
   afterAll(async () => {
