@@ -9,7 +9,7 @@ import type { SessionEvent } from '../shared/events.js';
 import type { AnswerReceipt } from '../shared/questions.js';
 import type { SessionResult, SessionSnapshot, TranscriptEntry } from '../shared/session.js';
 import type { QuestionSet } from '../shared/tools/ask-user.js';
-import { pause, settled, whenNoWorkflowTask } from './safe-looks.js';
+import { pause, quietLook, settled, whenNoWorkflowTask } from './safe-looks.js';
 import type { ScriptedModel } from './scripted-model.js';
 
 export interface WaitBound {
@@ -97,14 +97,34 @@ export class SessionWaits {
     });
   }
 
-  /** Waits until the session and every sub-agent below it have stopped moving, asking no query. */
+  /**
+   * Waits until the session and every sub-agent below it have stopped moving, asking no query. Sub-agents are settled
+   * before their parents (one that finishes wakes its parent), and the tree is looked at again until a whole pass
+   * finds it unchanged: a parent woken after it looked still, or a sub-agent started meanwhile, is settled too.
+   */
   async settle(session: SessionRef, bound: WaitBound = {}): Promise<void> {
     const handle = this.handle(session);
-    const deadline = Date.now() + (bound.timeoutMs ?? this.defaultTimeoutMs);
-    for (const id of await this.treeIds(handle.id)) {
-      if (!(await settled(this.env.client, id, deadline))) {
-        throw new WaitTimeoutError(await this.describe(this.handle(id), `settled within ${bound.timeoutMs ?? this.defaultTimeoutMs} ms`));
+    const timeoutMs = bound.timeoutMs ?? this.defaultTimeoutMs;
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const ids = await this.treeIds(handle.id);
+      const looks = new Map<string, string>();
+      for (const id of [...ids].reverse()) {
+        const look = await settled(this.env.client, id, deadline);
+        if (look === undefined) throw new WaitTimeoutError(await this.describe(this.handle(id), `settled within ${timeoutMs} ms`));
+        looks.set(id, look);
       }
+      const now = await this.treeIds(handle.id);
+      let unchanged = now.length === ids.length && now.every((id) => looks.has(id));
+      for (const id of ids) {
+        if (!unchanged) break;
+        unchanged = (await quietLook(this.env.client, await this.env.client.workflow.getHandle(id).describe())) === looks.get(id);
+      }
+      if (unchanged) {
+        this.scripted?.assertNoProblems();
+        return;
+      }
+      if (Date.now() >= deadline) throw new WaitTimeoutError(await this.describe(handle, `settled within ${timeoutMs} ms`));
     }
   }
 

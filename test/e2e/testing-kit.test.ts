@@ -87,6 +87,15 @@ describe('the testing kit', () => {
     expect(model.problems).toHaveLength(1);
   });
 
+  it('fails a settle, as every helper, with a script that ran out', async () => {
+    const instruction = 'A script that runs out while settling';
+    model.forInstruction(instruction, toolCall('todoWrite', { todos: [] }));
+    const session = await arbor.startSession({ instruction });
+
+    await expect(arbor.settle(session)).rejects.toThrow(/found no step left in the script for instruction "A script that runs out/);
+    model.problems.length = 0;
+  });
+
   it('refuses a script step that is not a model step when the script is made, saying which', () => {
     expect(() => new ScriptedModel([text('fine'), { content: 'not a step' } as never])).toThrow(
       /step 2 of the script is not a model step .*got \{"content":"not a step"\}/,
@@ -130,6 +139,26 @@ describe('the testing kit', () => {
 
     expect(snapshot.last_error).toContain('Unsupported parameter');
     expect(model.requestsFor(instruction)).toHaveLength(1);
+  });
+
+  it('settles a parent that a sub-agent wakes as it finishes, after the parent first looked still', async () => {
+    const instruction = 'Start a slow helper';
+    const task = 'Be slow, then report';
+    model.forInstruction(
+      instruction,
+      toolCall('subAgent', { title: 'Slow', instruction: task, mode: 'async' }),
+      text('Started.'),
+      delayed(500, text('Read the report.')),
+    );
+    model.forInstruction(task, delayed(1_500, text('Reported.')));
+    const session = await arbor.startSession({ instruction });
+
+    await arbor.settle(session);
+
+    // The parent was idle while its sub-agent worked; settling covers the turn the sub-agent's notice started.
+    const snapshot = await arbor.snapshot(session);
+    expect(snapshot).toMatchObject({ status: 'idle', turn: 2, queued_messages: 0, children: [{ status: 'completed' }] });
+    expect(snapshot.last_message?.content).toBe('Read the report.');
   });
 
   it('reads a session’s transcript and events without a query meeting a workflow task in flight', async () => {

@@ -1,32 +1,25 @@
-import { randomUUID } from 'node:crypto';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SessionHandle } from '../../src/client/session-handle.js';
-import { sessionWorkflowType, type SessionInput, type TranscriptEntry } from '../../src/shared/session.js';
-import type { arborSessionV2 } from '../../src/workflows/session-workflow.js';
-import { createTimeSkippingEnvironment, demoModel, withWorker } from '../support/time-skipping.js';
-import { waitUntilTimerStarted } from '../support/settle.js';
-import { waitUntil } from '../support/wait.js';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { SessionHandle } from '../../src/client/session-handle.js';
+import type { TranscriptEntry } from '../../src/shared/session.js';
+import { demoModelName } from '../../src/shared/model.js';
+import { createTestArbor, type TestArbor } from '../../src/testing.js';
 
-describe('plan, wait and stopConversation (time-skipping server, demo model)', () => {
-  let env: TestWorkflowEnvironment;
+describe('plan, wait and stopConversation (the testing kit on the time-skipping server, demo model)', () => {
+  let arbor: TestArbor;
 
   beforeAll(async () => {
-    env = await createTimeSkippingEnvironment();
+    arbor = await createTestArbor({
+      model: { defaultModel: demoModelName, requestTimeoutMs: 5_000 },
+      workflowBundlePath: inject('workflowBundlePath'),
+    });
   });
 
   afterAll(async () => {
-    await env?.teardown();
+    await arbor?.teardown();
   });
 
-  async function start(taskQueue: string, input: SessionInput): Promise<SessionHandle> {
-    const id = randomUUID();
-    await env.client.workflow.start<typeof arborSessionV2>(sessionWorkflowType, { workflowId: id, taskQueue, args: [input] });
-    return new SessionHandle(id, env.client);
-  }
-
   const toolEntries = async (session: SessionHandle): Promise<TranscriptEntry[]> =>
-    (await session.transcript()).filter((entry) => entry.role === 'tool');
+    (await arbor.transcript(session)).filter((entry) => entry.role === 'tool');
 
   it('stores a plan up to 50,000 characters, refuses 50,001 leaving it unchanged, reads it back and clears it', async () => {
     const atLimit = 'p'.repeat(50_000);
@@ -36,61 +29,55 @@ describe('plan, wait and stopConversation (time-skipping server, demo model)', (
       `/tool planWrite ${JSON.stringify({ content: overLimit })}`,
       '/tool planGet {}',
     ];
-    await withWorker(env, demoModel, async (taskQueue) => {
-      const session = await start(taskQueue, { instruction: lines.join('\n') });
-      const snapshot = await session.waitUntilIdle({ timeoutMs: 20_000 });
-      const [saved, refused, read] = await toolEntries(session);
-      expect(saved!.content).toBe('Plan saved: revision 1, 50000 characters.');
-      expect(refused).toMatchObject({ is_error: true, content: expect.stringContaining('at most 50000 characters') });
-      expect(JSON.parse(read!.content)).toEqual({ title: 'Big plan', revision: 1, size: 50_000, content: atLimit });
-      expect(snapshot.plan).toEqual({ title: 'Big plan', revision: 1, size: 50_000 });
+    const session = await arbor.startSession({ instruction: lines.join('\n') });
+    const snapshot = await arbor.waitUntilIdle(session);
+    const [saved, refused, read] = await toolEntries(session);
+    expect(saved!.content).toBe('Plan saved: revision 1, 50000 characters.');
+    expect(refused).toMatchObject({ is_error: true, content: expect.stringContaining('at most 50000 characters') });
+    expect(JSON.parse(read!.content)).toEqual({ title: 'Big plan', revision: 1, size: 50_000, content: atLimit });
+    expect(snapshot.plan).toEqual({ title: 'Big plan', revision: 1, size: 50_000 });
 
-      const messageId = await session.send('/tool planWrite {"content": ""}\n/tool planGet {}');
-      const cleared = await session.waitUntilIdle({ messageId, timeoutMs: 20_000 });
-      const [, , , clearedResult, readAfter] = await toolEntries(session);
-      expect(clearedResult!.content).toBe('Plan cleared.');
-      expect(readAfter!.content).toBe('No plan has been written yet.');
-      expect(cleared.plan).toBeNull();
-    });
+    await session.send('/tool planWrite {"content": ""}\n/tool planGet {}');
+    const cleared = await arbor.waitUntilIdle(session);
+    const [, , , clearedResult, readAfter] = await toolEntries(session);
+    expect(clearedResult!.content).toBe('Plan cleared.');
+    expect(readAfter!.content).toBe('No plan has been written yet.');
+    expect(cleared.plan).toBeNull();
   });
 
   it('waits six days on a durable timer, showing until when while it waits', async () => {
-    await withWorker(env, demoModel, async (taskQueue) => {
-      const session = await start(taskQueue, { instruction: '/tool wait {"seconds": 518400, "reason": "weekly report"}' });
-      await waitUntilTimerStarted(env.client, session.id);
-      const waiting = await session.snapshot();
-      expect(waiting.status).toBe('running');
-      expect(waiting.waiting?.reason).toBe('weekly report');
-      expect(Date.parse(waiting.waiting!.until) - Date.parse(waiting.updated_at)).toBeGreaterThan(5 * 24 * 3600 * 1000);
-      await env.sleep('6 days');
-      const done = await session.waitUntilIdle({ timeoutMs: 20_000 });
-      expect(done.waiting).toBeNull();
-      const [result] = await toolEntries(session);
-      expect(result!.content).toMatch(/^Waited 518400 s, until .* \(weekly report\)\.$/);
-    });
+    const session = await arbor.startSession({ instruction: '/tool wait {"seconds": 518400, "reason": "weekly report"}' });
+    await arbor.settle(session);
+    const waiting = await arbor.snapshot(session);
+    expect(waiting.status).toBe('running');
+    expect(waiting.waiting?.reason).toBe('weekly report');
+    expect(Date.parse(waiting.waiting!.until) - Date.parse(waiting.updated_at)).toBeGreaterThan(5 * 24 * 3600 * 1000);
+    await arbor.fastForward(session, '6 days');
+    const done = await arbor.waitUntilIdle(session);
+    expect(done.waiting).toBeNull();
+    const [result] = await toolEntries(session);
+    expect(result!.content).toMatch(/^Waited 518400 s, until .* \(weekly report\)\.$/);
   });
 
   it('waits until a wall-clock time in a valid time zone', async () => {
-    await withWorker(env, demoModel, async (taskQueue) => {
-      const until = new Date((await env.currentTimeMs()) + 3 * 86_400_000).toISOString().slice(0, 10) + 'T09:00:00';
-      const session = await start(taskQueue, { instruction: `/tool wait {"until": "${until}", "timezone": "Asia/Kolkata"}` });
-      await waitUntilTimerStarted(env.client, session.id);
-      const waiting = await session.snapshot();
-      expect(waiting.waiting?.until).toBe(new Date(`${until}+05:30`).toISOString());
-    });
+    const until = new Date((await arbor.env.currentTimeMs()) + 3 * 86_400_000).toISOString().slice(0, 10) + 'T09:00:00';
+    const session = await arbor.startSession({ instruction: `/tool wait {"until": "${until}", "timezone": "Asia/Kolkata"}` });
+    await arbor.settle(session);
+    const waiting = await arbor.snapshot(session);
+    expect(waiting.waiting?.until).toBe(new Date(`${until}+05:30`).toISOString());
   });
 
   it('ends a wait early when a message arrives, then answers the message', async () => {
-    await withWorker(env, demoModel, async (taskQueue) => {
-      const session = await start(taskQueue, { instruction: '/tool wait {"seconds": 86400}' });
-      await waitUntil(async () => (await session.snapshot()).waiting !== null);
-      const messageId = await session.send('Wake up.');
-      const snapshot = await session.waitUntilIdle({ messageId, timeoutMs: 20_000 });
-      const [result] = await toolEntries(session);
-      expect(result!.content).toMatch(/^The wait was cut short after \d+ s: a new message arrived/);
-      expect(snapshot.turn).toBe(2);
-      expect(snapshot.last_message?.content).toContain('Wake up.');
-    });
+    const session = await arbor.startSession({ instruction: '/tool wait {"seconds": 86400}' });
+    await arbor.settle(session);
+    expect((await arbor.snapshot(session)).waiting).not.toBeNull();
+    const messageId = await session.send('Wake up.');
+    const snapshot = await arbor.waitUntilIdle(session);
+    expect(await session.messageState(messageId)).toBe('handled');
+    const [result] = await toolEntries(session);
+    expect(result!.content).toMatch(/^The wait was cut short after \d+ s: a new message arrived/);
+    expect(snapshot.turn).toBe(2);
+    expect(snapshot.last_message?.content).toContain('Wake up.');
   });
 
   it.each([
@@ -106,23 +93,19 @@ describe('plan, wait and stopConversation (time-skipping server, demo model)', (
     ['{"until": "2099-01-01T09:00:00", "timezone": "europe/paris"}', /^Error: "europe\/paris" is not a time zone: use an IANA name/],
     ['{"until": "2099-01-01T09:00:00Z", "timezone": "UTC+5"}', /^Error: "UTC\+5" is not a time zone: use an IANA name/],
   ])('refuses wait %s with a tool error', async (args, message) => {
-    await withWorker(env, demoModel, async (taskQueue) => {
-      const session = await start(taskQueue, { instruction: `/tool wait ${args}` });
-      await session.waitUntilIdle({ timeoutMs: 20_000 });
-      const [result] = await toolEntries(session);
-      expect(result).toMatchObject({ is_error: true, content: expect.stringMatching(message) });
-    });
+    const session = await arbor.startSession({ instruction: `/tool wait ${args}` });
+    await arbor.waitUntilIdle(session);
+    const [result] = await toolEntries(session);
+    expect(result).toMatchObject({ is_error: true, content: expect.stringMatching(message) });
   });
 
   it('ends the turn on stopConversation without another model call, and stays open', async () => {
-    await withWorker(env, demoModel, async (taskQueue) => {
-      const session = await start(taskQueue, { instruction: '/tool stopConversation {}' });
-      const snapshot = await session.waitUntilIdle({ timeoutMs: 20_000 });
-      expect((await session.transcript()).map((entry) => entry.role)).toEqual(['user', 'assistant', 'tool']);
-      expect(snapshot.status).toBe('idle');
-      const messageId = await session.send('Still there?');
-      expect((await session.waitUntilIdle({ messageId, timeoutMs: 20_000 })).turn).toBe(2);
-    });
+    const session = await arbor.startSession({ instruction: '/tool stopConversation {}' });
+    const snapshot = await arbor.waitUntilIdle(session);
+    expect((await arbor.transcript(session)).map((entry) => entry.role)).toEqual(['user', 'assistant', 'tool']);
+    expect(snapshot.status).toBe('idle');
+    await session.send('Still there?');
+    expect((await arbor.waitUntilIdle(session)).turn).toBe(2);
   });
 
   it('posts a notification into the transcript for the people watching, and refuses a bad type', async () => {
@@ -130,21 +113,19 @@ describe('plan, wait and stopConversation (time-skipping server, demo model)', (
       '/tool notifyUser {"type": "success", "title": "Build done", "message": "All green.", "source": "ci", "link": "https://example.org/ci/42"}',
       '/tool notifyUser {"type": "urgent", "title": "x", "message": "y"}',
     ];
-    await withWorker(env, demoModel, async (taskQueue) => {
-      const session = await start(taskQueue, { instruction: lines.join('\n') });
-      await session.waitUntilIdle({ timeoutMs: 20_000 });
-      const transcript = await session.transcript();
-      const notices = transcript.filter((entry) => entry.role === 'notice');
-      expect(notices).toEqual([
-        expect.objectContaining({
-          name: 'notifyUser',
-          content: '[success] Build done: All green. (source: ci, https://example.org/ci/42)',
-        }),
-      ]);
-      const [posted, refused] = transcript.filter((entry) => entry.role === 'tool');
-      expect(posted!.content).toBe('Notification posted to the user.');
-      expect(refused).toMatchObject({ is_error: true, content: expect.stringContaining('type') });
-    });
+    const session = await arbor.startSession({ instruction: lines.join('\n') });
+    await arbor.waitUntilIdle(session);
+    const transcript = await arbor.transcript(session);
+    const notices = transcript.filter((entry) => entry.role === 'notice');
+    expect(notices).toEqual([
+      expect.objectContaining({
+        name: 'notifyUser',
+        content: '[success] Build done: All green. (source: ci, https://example.org/ci/42)',
+      }),
+    ]);
+    const [posted, refused] = transcript.filter((entry) => entry.role === 'tool');
+    expect(posted!.content).toBe('Notification posted to the user.');
+    expect(refused).toMatchObject({ is_error: true, content: expect.stringContaining('type') });
   });
 
   it('passes only http and https links into the event stream, refusing javascript:, data: and the rest as tool errors', async () => {
@@ -160,18 +141,15 @@ describe('plan, wait and stopConversation (time-skipping server, demo model)', (
     ];
     const notify = (link: string) => `/tool notifyUser ${JSON.stringify({ type: 'info', title: 'Link', message: 'Open it', link })}`;
     const lines = [notify('http://example.org/a'), ...refusedLinks.map(notify), notify('https://example.org/b')];
-    await withWorker(env, demoModel, async (taskQueue) => {
-      const session = await start(taskQueue, { instruction: lines.join('\n') });
-      await session.waitUntilIdle({ timeoutMs: 20_000 });
-      const results = await toolEntries(session);
-      expect(results.map((entry) => entry.is_error ?? false)).toEqual([false, ...refusedLinks.map(() => true), false]);
-      expect(results[1]!.content).toContain('Only http:// and https:// links are accepted, not javascript: URLs.');
-      expect(results[4]!.content).toContain('Only http:// and https:// links are accepted, not data: URLs.');
-      expect(results[7]!.content).toContain('user name or password');
-      expect(results[8]!.content).toContain('is not a valid URL');
-      const links = [];
-      for await (const event of session.events({ follow: false })) if (event.type === 'notification') links.push(event.link);
-      expect(links).toEqual(['http://example.org/a', 'https://example.org/b']);
-    });
+    const session = await arbor.startSession({ instruction: lines.join('\n') });
+    await arbor.waitUntilIdle(session);
+    const results = await toolEntries(session);
+    expect(results.map((entry) => entry.is_error ?? false)).toEqual([false, ...refusedLinks.map(() => true), false]);
+    expect(results[1]!.content).toContain('Only http:// and https:// links are accepted, not javascript: URLs.');
+    expect(results[4]!.content).toContain('Only http:// and https:// links are accepted, not data: URLs.');
+    expect(results[7]!.content).toContain('user name or password');
+    expect(results[8]!.content).toContain('is not a valid URL');
+    const links = (await arbor.events(session)).flatMap((event) => (event.type === 'notification' ? [event.link] : []));
+    expect(links).toEqual(['http://example.org/a', 'https://example.org/b']);
   });
 });
