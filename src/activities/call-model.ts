@@ -12,7 +12,7 @@ import {
 } from './context-window.js';
 import { demoReply } from './demo-model.js';
 import { toModelFailure } from './model-errors.js';
-import { contextTokensFor, type ModelSettings } from './model-settings.js';
+import { contextTokensFor, sessionIdHeader, type ModelSettings } from './model-settings.js';
 import { readModelReply } from './model-reply.js';
 import { createOpenAIClient } from './openai-client.js';
 import { toolSpecs } from './tool-specs.js';
@@ -35,7 +35,7 @@ export function createCallModel(settings: ModelSettings, transcripts: Transcript
    * Sends the conversation, fitted to the model's context window when that is known (configured or learned); a
    * refusal as too long is answered by fitting it tighter and asking again.
    */
-  async function complete(model: string, conversation: ChatMessage[], tools: ToolSpec[], signal: AbortSignal) {
+  async function complete(model: string, conversation: ChatMessage[], tools: ToolSpec[], signal: AbortSignal, sessionId: string) {
     // Measured only when a budget applies: most calls are sent as they are, and the specs are about 23 KB.
     let measuredToolsSize: number | undefined;
     const toolsSize = () => (measuredToolsSize ??= tools.length > 0 ? JSON.stringify(tools).length : 0);
@@ -47,7 +47,7 @@ export function createCallModel(settings: ModelSettings, transcripts: Transcript
       try {
         const completion = await openai.chat.completions.create(
           { model, messages: fitted.messages, ...(tools.length > 0 ? { tools } : {}) },
-          { signal },
+          { signal, ...(settings.sendSessionId ? { headers: { [sessionIdHeader]: sessionId } } : {}) },
         );
         return { completion, fitted };
       } catch (error) {
@@ -71,7 +71,7 @@ export function createCallModel(settings: ModelSettings, transcripts: Transcript
       const conversation = toChatMessages(input.system_prompt, transcript);
       const catalogue = await catalogues.resolve(input.session_id, input.run_id, input.host_tools_digest);
       const tools = toolSpecs(input.tool_names, catalogue);
-      const { completion, fitted } = await complete(input.model, conversation, tools, context.cancellationSignal);
+      const { completion, fitted } = await complete(input.model, conversation, tools, context.cancellationSignal, input.session_id);
       // The endpoint is outside Arbor's control: its body is checked, and bounded, before it enters the workflow.
       const reply = readModelReply(completion, `call_t${input.turn}_r${input.round}`);
       if (fitted.leftOut === 0 && fitted.cutCharacters === 0) return reply;

@@ -18,7 +18,14 @@ export interface ModelSettings {
    * scripted model, through the same `openai` client and error handling as a real endpoint.
    */
   fetch?: typeof fetch;
+  /**
+   * Whether each model request names its session in the `X-Arbor-Session-Id` header (for tracing at a gateway; the
+   * testing kit routes scripts by it). Default false.
+   */
+  sendSessionId?: boolean;
 }
+
+export const sessionIdHeader = 'x-arbor-session-id';
 
 export interface ContextWindows {
   /** For models not named in `models`. */

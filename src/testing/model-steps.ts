@@ -54,6 +54,8 @@ export interface RequestMessage {
 export interface ModelRequest {
   /** 1 for the first request this model received, counting every session. */
   number: number;
+  /** The session that asked (undefined with a ModelSettings of your own that does not send it). */
+  sessionId: string | undefined;
   /** The model name the session asked for. */
   model: string;
   /** The system prompt. */
@@ -63,7 +65,7 @@ export interface ModelRequest {
   tools: string[];
   /** The tools offered, as their JSON function specs. */
   toolSpecs: { name: string; description: string; parameters: unknown }[];
-  /** The session's first user message: its instruction (a sub-agent's task). */
+  /** The session's first user message: its instruction (a sub-agent's task), as the model first saw it. */
   instruction: string;
   /** The newest user message (a message, a loop firing, a goal continuation). */
   lastUserMessage: string;

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { errorAnswer, type ModelAnswer } from './model-answers.js';
 import type { ScriptedModel } from './scripted-model.js';
+import { sessionIdHeader } from '../activities/model-settings.js';
 
 const completionsPath = /\/chat\/completions$/;
 
@@ -15,15 +16,22 @@ export function inProcessFetch(model: ScriptedModel): typeof fetch {
     const signal = init?.signal ?? (input instanceof Request ? input.signal : undefined);
     signal?.throwIfAborted();
     const bodyText = typeof init?.body === 'string' ? init.body : input instanceof Request ? await input.text() : '';
+    const sessionId =
+      new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined)).get(sessionIdHeader) ?? undefined;
     const answer = completionsPath.test(new URL(url).pathname)
-      ? await answerOrAbort(model, bodyText, signal ?? undefined)
+      ? await answerOrAbort(model, bodyText, sessionId, signal ?? undefined)
       : errorAnswer(404, `no route ${new URL(url).pathname}`);
     return new Response(answer.body, { status: answer.status, headers: answer.headers });
   };
 }
 
-async function answerOrAbort(model: ScriptedModel, bodyText: string, signal: AbortSignal | undefined): Promise<ModelAnswer> {
-  const answer = model.answer(JSON.parse(bodyText));
+async function answerOrAbort(
+  model: ScriptedModel,
+  bodyText: string,
+  sessionId: string | undefined,
+  signal: AbortSignal | undefined,
+): Promise<ModelAnswer> {
+  const answer = model.answer(JSON.parse(bodyText), sessionId);
   if (!signal) return answer;
   return Promise.race([
     answer,
@@ -67,7 +75,11 @@ export class ScriptedOpenAIServer {
     if (request.method !== 'POST' || !completionsPath.test(request.url ?? '')) answer = errorAnswer(404, `no route ${request.url}`);
     else {
       try {
-        answer = await this.model.answer(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+        const sessionId = request.headers[sessionIdHeader];
+        answer = await this.model.answer(
+          JSON.parse(Buffer.concat(chunks).toString('utf8')),
+          typeof sessionId === 'string' ? sessionId : undefined,
+        );
       } catch (error) {
         answer = errorAnswer(400, `the request body is not JSON: ${String(error)}`);
       }

@@ -25,6 +25,7 @@ export class ScriptedModel {
   private readonly byInstruction = new Map<string, Script>();
   private counter = 0;
   private reported = 0;
+  private readonly firstInstructions = new Map<string, string>();
 
   constructor(script: readonly ScriptItem[] | ModelResponder = []) {
     if (typeof script === 'function') this.responder = script;
@@ -60,9 +61,14 @@ export class ScriptedModel {
     throw problem;
   }
 
-  /** The answer to one chat-completions request body. */
-  async answer(body: unknown): Promise<ModelAnswer> {
-    const request = toModelRequest(body, this.requests.length + 1);
+  /**
+   * The answer to one chat-completions request body. With the session's id (the X-Arbor-Session-Id header the kit's
+   * worker sends), a session keeps the instruction it was first seen with, even once its transcript no longer starts
+   * with it (after a continue-as-new that trimmed it).
+   */
+  async answer(body: unknown, sessionId?: string): Promise<ModelAnswer> {
+    const request = toModelRequest(body, this.requests.length + 1, sessionId, sessionId ? this.firstInstructions.get(sessionId) : undefined);
+    if (sessionId && !this.firstInstructions.has(sessionId)) this.firstInstructions.set(sessionId, request.instruction);
     this.requests.push(request);
     const counter = ++this.counter;
     let step: ModelStep;
@@ -136,7 +142,12 @@ function excerpt(text: string): string {
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }
 
-function toModelRequest(body: unknown, number: number): ModelRequest {
+function toModelRequest(
+  body: unknown,
+  number: number,
+  sessionId: string | undefined,
+  firstInstruction: string | undefined | '',
+): ModelRequest {
   const {
     model,
     messages = [],
@@ -150,12 +161,13 @@ function toModelRequest(body: unknown, number: number): ModelRequest {
   const lastAssistant = messages.map((message) => message.role).lastIndexOf('assistant');
   return {
     number,
+    sessionId,
     model: model ?? '',
     system: messages.find((message) => message.role === 'system')?.content ?? '',
     messages,
     tools: tools.map((tool) => tool.function.name),
     toolSpecs: tools.map((tool) => tool.function),
-    instruction: users[0]?.content ?? '',
+    instruction: firstInstruction ?? users[0]?.content ?? '',
     lastUserMessage: users.at(-1)?.content ?? '',
     toolResults: messages
       .slice(lastAssistant + 1)

@@ -208,7 +208,12 @@ async function modelSettings(
   cleanups: (() => Promise<void>)[],
 ): Promise<ModelSettings> {
   if (!scripted) return options.model as ModelSettings;
-  const base = { apiKey: 'sk-arbor-test', defaultModel: options.modelName ?? defaultScriptedModelName, requestTimeoutMs: 30_000 };
+  const base = {
+    apiKey: 'sk-arbor-test',
+    defaultModel: options.modelName ?? defaultScriptedModelName,
+    requestTimeoutMs: 30_000,
+    sendSessionId: true,
+  };
   if (options.modelTransport !== 'http') return { ...base, baseURL: 'http://scripted-model.invalid/v1', fetch: inProcessFetch(scripted) };
   const server = await new ScriptedOpenAIServer(scripted).start();
   cleanups.push(() => server.stop());

@@ -61,7 +61,7 @@ describe('the testing kit', () => {
     await arbor.waitUntilIdle(session);
 
     const [first, second] = model.requestsFor(instruction);
-    expect(first).toMatchObject({ model: 'kit-model', instruction, lastUserMessage: instruction, toolResults: [] });
+    expect(first).toMatchObject({ sessionId: session.id, model: 'kit-model', instruction, lastUserMessage: instruction, toolResults: [] });
     expect(first!.system.length).toBeGreaterThan(0);
     expect(first!.tools).toEqual(expect.arrayContaining(['todoWrite', 'listLoops', 'askUser']));
     expect(first!.toolSpecs.find((spec) => spec.name === 'todoWrite')?.parameters).toMatchObject({ type: 'object' });
