@@ -4,6 +4,8 @@ import type { ToolArgs } from '../../shared/tools/define-tool.js';
 import { toolNames as allToolNames } from '../../shared/tools/registry.js';
 import type { subAgent } from '../../shared/tools/sub-agents.js';
 import { servedTools } from '../deployment-settings.js';
+import { hasChange } from '../session-changes.js';
+import { defaultSubAgentTools, withheldFromSubAgentsByDefault } from '../../shared/tools/sub-agent-tools.js';
 import type { ToolContext } from './tool-context.js';
 import { replyText, resultOf } from './reply.js';
 import { ToolError } from './tool-error.js';
@@ -41,11 +43,13 @@ export async function spawnSubAgent(args: ToolArgs<typeof subAgent>, context: To
 }
 
 /**
- * The tools a sub-agent gets when the model names none: its parent's. Left out of the child's input when they are all
- * the tools this deployment serves, which the child chooses by itself: a fan-out of hundreds then starts children
- * with small inputs.
+ * The tools a sub-agent gets when the model names none: its parent's, less the automation tools (see
+ * `withheldFromSubAgentsByDefault`; sub-agents of sessions from before that rule, which had them, keep the old one).
+ * Left out of the child's input when they are all the tools this deployment serves, which the child chooses by itself.
  */
 function inheritedTools(context: ToolContext): string[] | undefined {
+  const withholds = context.toolNames.some((name) => withheldFromSubAgentsByDefault.includes(name));
+  if (withholds && hasChange('sub-agents-not-given-automation-tools-by-default')) return defaultSubAgentTools(context.toolNames);
   const served = servedTools(context.state.settings);
   const same = served.length === context.toolNames.length && served.every((name) => context.toolNames.includes(name));
   return same ? undefined : [...context.toolNames];
