@@ -8,6 +8,7 @@ import { prebuiltWorkflowBundlePath, workflowSourceWorkerOptions } from './workf
 import { buildCatalogue } from '../tools/catalogue.js';
 import { hostToolActivities } from '../tools/activities.js';
 import type { ToolDefinition } from '../tools/define.js';
+import { automationDisallowedToolsFromEnv, checkAutomationDisallowedTools } from '../activities/automation-disallowed-tools.js';
 
 export interface ArborWorkerOptions {
   connection?: ConnectionSettings;
@@ -24,6 +25,12 @@ export interface ArborWorkerOptions {
    * throws a ToolDefinitionError before anything connects.
    */
   tools?: readonly ToolDefinition[];
+  /**
+   * Tools no automation run may use, whatever its automation names (built-in or host tool names): an automation's
+   * session, and its sub-agents, are never given them. Default: ARBOR_AUTOMATION_DISALLOWED_TOOLS (comma-separated),
+   * else none. A name no tool can have throws before anything connects.
+   */
+  automationDisallowedTools?: readonly string[];
 }
 
 export interface ArborWorker {
@@ -41,6 +48,11 @@ export async function createArborWorker(options: ArborWorkerOptions = {}): Promi
   const settings = options.connection ?? loadConnectionSettings();
   const model = options.model ?? modelSettingsFromEnv();
   const toolQueues = hostToolActivities(tools, settings.taskQueue);
+  // Checked before anything connects, like the tool definitions.
+  const automationDisallowedTools =
+    options.automationDisallowedTools === undefined
+      ? automationDisallowedToolsFromEnv()
+      : checkAutomationDisallowedTools(options.automationDisallowedTools);
   const clientConnection = await Connection.connect(settings.connectionOptions as Parameters<typeof Connection.connect>[0]);
   let nativeConnection: NativeConnection | undefined;
   try {
@@ -54,7 +66,10 @@ export async function createArborWorker(options: ArborWorkerOptions = {}): Promi
       namespace: settings.namespace,
       taskQueue: settings.taskQueue,
       ...(bundlePath ? { workflowBundle: { codePath: bundlePath } } : workflowSourceWorkerOptions()),
-      activities: { ...createActivities({ client, model, searchAttributes, hostTools }), ...toolQueues.get(settings.taskQueue) },
+      activities: {
+        ...createActivities({ client, model, searchAttributes, hostTools, automationDisallowedTools }),
+        ...toolQueues.get(settings.taskQueue),
+      },
       ...options.workerOptions,
     });
     const toolWorkers: Worker[] = [];

@@ -46,6 +46,7 @@ import { invalidSessionInputType, sessionInputProblem } from '../shared/session-
 import { SessionState } from './session-state.js';
 import { noticeUnservedTools, takeCatalogue } from './host-tool-catalogue.js';
 import { servedTools } from './deployment-settings.js';
+import { withholdAdministratorsTools } from './automation-run-tools.js';
 import { SubAgents } from './sub-agents.js';
 import { runTurn, type ModelCursor, type TurnSettings } from './turn.js';
 import { runSessionClock } from './session-clock.js';
@@ -197,7 +198,9 @@ async function runSession(input: SessionInput): Promise<SessionResult> {
       if (!givenEnvironment && state.inbox.length > 0 && hasBuiltInChanges() && hasChange('first-turn-clock-starts-with-session')) {
         status.startFirstTurnClock();
       }
-      state.applyEnvironment(givenEnvironment ?? (await prepareSession(input.model)));
+      const environment = givenEnvironment ?? (await prepareSession(input.model));
+      state.applyEnvironment(environment);
+      withholdAdministratorsTools(state, environment, input);
       if (state.settings.searchAttributes && !startedWithIdentity())
         upsertSearchAttributes(identityAttributes(state.identity, state.status));
       noticeUnservedTools(state, input.tools);

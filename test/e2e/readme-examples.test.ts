@@ -82,6 +82,19 @@ describe('the README', () => {
     expect(result.stdout).not.toContain('refunded 250 EUR');
   });
 
+  it("has a worker options example whose automation run is kept from the administrator's listed tool", async () => {
+    const script = `${scratch}/worker-options.ts`;
+    await writeFile(script, await readmeExample('## Worker options'));
+    const own = devServerSettings();
+    const result = await runScript(script, { TEMPORAL_ADDRESS: own.address, ARBOR_TASK_QUEUE: own.taskQueue }, 120_000);
+    expect(result.stderr, result.stderr).not.toMatch(/\[(WARN|ERROR)\]/);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain(
+      "This automation run goes on without planWrite: the worker's administrator list (automationDisallowedTools) allows no automation run to use them.",
+    );
+    expect(result.stdout).toContain('Error: Unknown tool "planWrite". Available tools: todoWrite.');
+  });
+
   it('says the package entry points are the files the map names', async () => {
     const manifest = JSON.parse(await readFile(`${root}package.json`, 'utf8'));
     expect(manifest.exports['.'].default).toBe('./dist/index.js');
