@@ -9,6 +9,7 @@ import { defaultSubAgentTools, withheldFromSubAgentsByDefault } from '../../shar
 import type { ToolContext } from './tool-context.js';
 import { replyText, resultOf } from './reply.js';
 import { ToolError } from './tool-error.js';
+import { isDestructive } from './destructive-tools.js';
 
 const tree = proxyActivities<Activities>({ startToCloseTimeout: '1 minute', retry: { maximumAttempts: 5 } });
 const stopping = proxyActivities<Activities>({
@@ -23,6 +24,15 @@ export async function spawnSubAgent(args: ToolArgs<typeof subAgent>, context: To
   const unknown = (args.tools ?? []).filter((name) => !known.includes(name));
   if (unknown.length > 0)
     throw new ToolError(`Unknown tool name(s) for the sub-agent: ${unknown.join(', ')}. Known tools: ${known.join(', ')}.`);
+  if (context.state.workMode === 'plan' && args.tools && args.tools.length > 0) {
+    // In Plan mode the sub-agent is in Plan mode too: refused when every tool named is one it could not run.
+    const runnable = args.tools.filter((name) => !isDestructive(name, context.state.settings));
+    if (runnable.length === 0)
+      throw new ToolError(
+        `This session is in Plan mode, so its sub-agents are too, and every tool named (${args.tools.join(', ')}) is marked ` +
+          'destructive: the sub-agent would have none it may run. Name tools that are not destructive, or [] for text only.',
+      );
+  }
   resultOf(context.subAgents.checkLimits());
   const { id, finished } = await context.subAgents.spawn({
     title: args.title,
