@@ -18,6 +18,7 @@ import { createOpenAIClient } from './openai-client.js';
 import { timeZoneProblem } from '../shared/time-zones.js';
 import { cronTimezoneFromEnv, loopLimitsFromEnv, questionTimeoutFromEnv } from './durations.js';
 import { boundedQuery } from '../client/access/query-failures.js';
+import { automationDisallowedToolsFromEnv, checkAutomationDisallowedTools } from './automation-disallowed-tools.js';
 
 export interface ActivityDependencies {
   client: Client;
@@ -36,6 +37,11 @@ export interface ActivityDependencies {
   cronTimezone?: string | undefined;
   /** The host and remote tools this worker offers new sessions (built with buildCatalogue); none by default. */
   hostTools?: HostToolCatalogue;
+  /**
+   * The administrator's list: tools no automation run may use, whatever its automation names (default:
+   * ARBOR_AUTOMATION_DISALLOWED_TOOLS; none).
+   */
+  automationDisallowedTools?: readonly string[];
 }
 
 /** The activities a worker registers, closed over the worker's client and model settings. */
@@ -49,7 +55,10 @@ export function createActivities({
   loopLimits = loopLimitsFromEnv(),
   cronTimezone = cronTimezoneFromEnv(),
   hostTools,
+  automationDisallowedTools: disallowed,
 }: ActivityDependencies) {
+  const automationDisallowedTools =
+    disallowed === undefined ? automationDisallowedToolsFromEnv() : checkAutomationDisallowedTools(disallowed);
   const zoneProblem = cronTimezone === undefined ? undefined : timeZoneProblem(cronTimezone);
   if (zoneProblem) throw new Error(`cronTimezone: ${zoneProblem}`);
   const unavailableTools = search.engines.length === 0 ? ['webSearch'] : [];
@@ -100,6 +109,7 @@ export function createActivities({
         ...(loopLimits.max_age_seconds !== undefined ? { loop_max_age_seconds: loopLimits.max_age_seconds } : {}),
         ...(cronTimezone ? { cron_timezone: cronTimezone } : {}),
         ...(hostTools && hostTools.tools.length > 0 ? { host_tools: hostTools } : {}),
+        ...(automationDisallowedTools.length > 0 ? { automation_disallowed_tools: automationDisallowedTools } : {}),
       };
     },
   };

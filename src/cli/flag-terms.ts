@@ -9,6 +9,7 @@ const flagOfField: Record<string, string> = {
   owner: '--owner',
   tools: '--tools',
   approval: '--approval',
+  work_mode: '--work-mode',
   instruction: 'the instruction',
   start_local: '--start',
   timezone: '--timezone',

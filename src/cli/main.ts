@@ -12,6 +12,7 @@ import { devCommand } from './commands/dev.js';
 import { doctorCommand } from './commands/doctor.js';
 import { runCommand } from './commands/run.js';
 import { sendCommand } from './commands/send.js';
+import { executePlanCommand } from './commands/execute-plan.js';
 import { showCommand } from './commands/show.js';
 import { startCommand } from './commands/start.js';
 import { stopCommand } from './commands/stop.js';
@@ -54,6 +55,7 @@ export function buildProgram(): Command {
     startCommand,
     listCommand,
     sendCommand,
+    executePlanCommand,
     showCommand,
     treeCommand,
     stopCommand,

@@ -3,6 +3,7 @@ import { loadConnectionSettings, type ConnectionSettings } from '../client/conne
 import { ownerSchema } from '../shared/tools/memory.js';
 import { collectList } from './tool-modules.js';
 import { approvalPolicies, type ApprovalPolicy } from '../shared/approvals.js';
+import { workModes, type WorkMode } from '../shared/work-modes.js';
 import { timeZoneProblem } from '../shared/time-zones.js';
 import { embeddedDatabase, liveLock } from './dev-lock.js';
 
@@ -87,6 +88,12 @@ export function approvalPolicy(value: string): ApprovalPolicy {
   const policy = approvalPolicies.find((candidate) => candidate === value);
   if (!policy) throw new InvalidArgumentError(`--approval "${value}": the policy is one of ${approvalPolicies.join(', ')}.`);
   return policy;
+}
+
+export function workMode(value: string): WorkMode {
+  const mode = workModes.find((candidate) => candidate === value);
+  if (!mode) throw new InvalidArgumentError(`--work-mode "${value}": the mode is one of ${workModes.join(', ')}.`);
+  return mode;
 }
 
 /** --timezone: refused before anything connects, by the same rule as the schedule it goes into. */

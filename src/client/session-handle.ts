@@ -14,7 +14,9 @@ import { statusKey } from '../shared/search-attributes.js';
 import { ArborClientError } from './errors.js';
 import { boundedQuery, checkQueryTimeout, isMissingQuery, isUnansweredQuery } from './access/query-failures.js';
 import { createSessionTree, type SessionTreeNode, type StoppedSessions } from './access/session-tree.js';
+import { executePlanRequestSchema } from '../shared/work-modes.js';
 import {
+  executePlanUpdate,
   messageStateQuery,
   sendMessageUpdate,
   snapshotQuery,
@@ -141,6 +143,29 @@ export class SessionHandle {
     }
     await this.workflow.signal(userMessageSignal, message);
     return false;
+  }
+
+  /**
+   * "Execute plan": switches a session in Plan mode (`work_mode: 'plan'`) to Execute mode with the `executePlan` update,
+   * and queues the message that tells the agent to implement its plan, with `message` (the user's words) added.
+   * Returns that message's id, for `waitUntilIdle({ messageId })`. A session in Execute mode already, one that has
+   * ended, or a worker from before Plan mode throws ArborClientError with the reason.
+   */
+  async executePlan(options: { message?: string; id?: string } = {}): Promise<string> {
+    const parsed = executePlanRequestSchema().safeParse(options);
+    if (!parsed.success) throw new ArborClientError(`Invalid executePlan request: ${z.prettifyError(parsed.error)}`);
+    const id = parsed.data.id ?? randomUUID();
+    try {
+      const receipt = await this.workflow.executeUpdate(executePlanUpdate, {
+        args: [{ ...parsed.data, id }],
+        updateId: `execute-plan:${id}`,
+      });
+      return receipt.message_id;
+    } catch (error) {
+      if (error instanceof WorkflowUpdateFailedError) throw new ArborClientError(error.cause?.message ?? error.message);
+      if (error instanceof WorkflowNotFoundError) throw new ArborClientError(`No session with id ${this.id}.`);
+      throw error;
+    }
   }
 
   snapshot(): Promise<SessionSnapshot> {

@@ -3,6 +3,7 @@ import { memoryStoreInputSchema } from '../shared/memory-store-input.js';
 import { answerRequestSchema } from '../shared/questions.js';
 import { userMessageSchema } from '../shared/session.js';
 import { sessionWorkflowInputSchema } from '../shared/session-input.js';
+import { executePlanRequestSchema } from '../shared/work-modes.js';
 
 /**
  * The JSON Schemas of what clients send to Arbor's workflows, generated from the zod schemas the workflow and the SDK
@@ -25,6 +26,11 @@ const wireSchemas = {
     title: 'Arbor answers to a question set',
     description:
       'The argument of the answerQuestions update. Each key of answers is a question text; each value a label, a list of labels (multiSelect), or {"other": "<text>"}.',
+  },
+  'execute-plan-request': {
+    schema: executePlanRequestSchema,
+    title: 'Arbor execute-plan request',
+    description: 'The argument of the executePlan update (it may be left out): switches a Plan-mode session to Execute mode.',
   },
   'memory-store-input': {
     schema: memoryStoreInputSchema,

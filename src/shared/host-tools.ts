@@ -30,6 +30,8 @@ export interface HostToolEntry {
   needs_approval: HostToolApproval;
   /** True for a tool declared with only its schema (defineRemoteTool): no TypeScript worker validates its arguments. */
   remote: boolean;
+  /** Set (true) for a tool declared `destructive`: a session in Plan mode does not run it. Absent: not destructive. */
+  destructive?: true;
   start_to_close_timeout_ms: number;
   schedule_to_start_timeout_ms: number;
   /** Absent: the activity is not expected to heartbeat. */

@@ -6,6 +6,7 @@ import type { MemoryRead, MemoryWriteRequest } from './tools/memory.js';
 import type { ToolReply } from './tool-reply.js';
 import type { HostToolCatalogue } from './host-tools.js';
 import type { WriteBatch, WriteBatchReply } from './write-batches.js';
+import type { ExecutePlanReceipt, ExecutePlanRequest } from './work-modes.js';
 import type {
   MessageReceipt,
   MessageState,
@@ -31,6 +32,13 @@ export const userMessageSignal = defineSignal<[UserMessage]>('userMessage');
  * message is in the inbox, not when its turn is done.
  */
 export const sendMessageUpdate = defineUpdate<MessageReceipt, [UserMessage]>('sendMessage');
+
+/**
+ * "Execute plan": switches a session in Plan mode to Execute mode and queues a message that tells the agent to
+ * implement its plan. Its validator refuses a malformed request, a session that has ended and one in Execute mode
+ * already, at the caller with the reason; a refused update leaves no trace in history. Its argument may be left out.
+ */
+export const executePlanUpdate = defineUpdate<ExecutePlanReceipt, [ExecutePlanRequest]>('executePlan');
 
 export const snapshotQuery = defineQuery<SessionSnapshot>('snapshot');
 /** Entries of this run's transcript, by their position in the run (the worker's rebuild of a model call reads these). */

@@ -46,6 +46,11 @@ export interface SessionEnvironment {
   cron_timezone?: string;
   /** The host and remote tools the session may call; absent (older histories, workers without tools): none. */
   host_tools?: HostToolCatalogue;
+  /**
+   * The worker's administrator list: tools no automation run may use. A root session that is an automation run withholds
+   * them from itself (and so from its sub-agents); absent (older histories, workers without a list): none.
+   */
+  automation_disallowed_tools?: string[];
 }
 
 /** ApplicationFailure type of a model request the provider refused (400, 401, 403, 404, 422): retrying cannot help. */

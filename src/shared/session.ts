@@ -11,6 +11,7 @@ import type { CronJob } from './tools/cron.js';
 import type { SessionEnvironment } from './model.js';
 import type { HostToolCatalogue } from './host-tools.js';
 import { approvalPolicySchema } from './approvals.js';
+import { workModeSchema, type WorkMode } from './work-modes.js';
 
 /** Lifecycle of a session. `waiting_for_user` is reserved for askUser. */
 export const sessionStatuses = ['running', 'idle', 'waiting_for_user', 'completed', 'stopped', 'failed'] as const;
@@ -127,6 +128,11 @@ export const sessionInputSchema = lazy(() =>
       .optional()
       .describe(
         'What a host tool call that needs approval does: ask the user (default), allow it, or deny it without asking (default when ends_when_done)',
+      ),
+    work_mode: workModeSchema()
+      .optional()
+      .describe(
+        'plan: tools marked destructive do not run, and sub-agents are in Plan mode too, until the executePlan update; execute (default): every tool runs',
       ),
   }),
 );
@@ -250,6 +256,11 @@ export interface SessionSnapshot {
   cron_jobs: CronJob[];
   /** The seq of the newest event (0 before the first); read events with the events query or the SDK. */
   last_event_seq: number;
+  /**
+   * `plan` until the `executePlan` update switches the session to `execute` (the default); see work-modes.ts. Absent
+   * from workers older than Plan mode, whose sessions are all in Execute mode.
+   */
+  work_mode?: WorkMode;
 }
 
 /**

@@ -67,7 +67,12 @@ export class ScriptedModel {
    * with it (after a continue-as-new that trimmed it).
    */
   async answer(body: unknown, sessionId?: string): Promise<ModelAnswer> {
-    const request = toModelRequest(body, this.requests.length + 1, sessionId, sessionId ? this.firstInstructions.get(sessionId) : undefined);
+    const request = toModelRequest(
+      body,
+      this.requests.length + 1,
+      sessionId,
+      sessionId ? this.firstInstructions.get(sessionId) : undefined,
+    );
     if (sessionId && !this.firstInstructions.has(sessionId)) this.firstInstructions.set(sessionId, request.instruction);
     this.requests.push(request);
     const counter = ++this.counter;

@@ -86,6 +86,8 @@ function describeTool(tool: ToolDefinition): HostToolEntry {
     ...(tool.taskQueue ? { task_queue: tool.taskQueue } : {}),
     needs_approval: typeof needsApproval === 'function' ? 'by_arguments' : needsApproval === true,
     remote: tool.kind === 'arbor-remote-tool',
+    // Only when set, so the catalogues (and digests) of tools without it stay as they were.
+    ...(tool.destructive === true ? { destructive: true as const } : {}),
     ...options,
   };
 }

@@ -45,6 +45,11 @@ export interface ToolOptions {
   needsApproval?: boolean;
   /** Task queue the calls are scheduled on (default: the session's). */
   taskQueue?: string;
+  /**
+   * Whether a call changes the world outside the conversation (sends, pays, deletes, deploys): a session in Plan mode
+   * never runs it (recorded in the catalogue as `destructive`). Default false.
+   */
+  destructive?: boolean;
 }
 
 export interface HostToolDefinition<Input extends z.ZodType = z.ZodType> extends Omit<ToolOptions, 'needsApproval'> {

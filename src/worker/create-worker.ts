@@ -6,6 +6,7 @@ import { ensureSearchAttributes, supportsSearchAttributes } from '../temporal/se
 import { buildCatalogue } from '../tools/catalogue.js';
 import { createSessionWorkers } from './session-workers.js';
 import type { ToolDefinition } from '../tools/define.js';
+import { automationDisallowedToolsFromEnv, checkAutomationDisallowedTools } from '../activities/automation-disallowed-tools.js';
 
 export interface ArborWorkerOptions {
   connection?: ConnectionSettings;
@@ -22,6 +23,12 @@ export interface ArborWorkerOptions {
    * throws a ToolDefinitionError before anything connects.
    */
   tools?: readonly ToolDefinition[];
+  /**
+   * Tools no automation run may use, whatever its automation names (built-in or host tool names): an automation's
+   * session, and its sub-agents, are never given them. Default: ARBOR_AUTOMATION_DISALLOWED_TOOLS (comma-separated),
+   * else none. A name no tool can have throws before anything connects.
+   */
+  automationDisallowedTools?: readonly string[];
 }
 
 export interface ArborWorker {
@@ -39,6 +46,11 @@ export async function createArborWorker(options: ArborWorkerOptions = {}): Promi
   buildCatalogue(tools);
   const settings = options.connection ?? loadConnectionSettings();
   const model = options.model ?? modelSettingsFromEnv();
+  // Checked before anything connects, like the tool definitions.
+  const automationDisallowedTools =
+    options.automationDisallowedTools === undefined
+      ? automationDisallowedToolsFromEnv()
+      : checkAutomationDisallowedTools(options.automationDisallowedTools);
   const clientConnection = await Connection.connect(settings.connectionOptions as Parameters<typeof Connection.connect>[0]);
   let nativeConnection: NativeConnection | undefined;
   try {
@@ -56,6 +68,7 @@ export async function createArborWorker(options: ArborWorkerOptions = {}): Promi
       searchAttributes,
       workflowBundlePath: options.workflowBundlePath,
       workerOptions: options.workerOptions,
+      activities: { automationDisallowedTools },
     });
     const connection = nativeConnection;
     return {

@@ -13,7 +13,10 @@ export interface DeploymentSettings {
   model: string;
   /** False on servers without custom search attributes (the time-skipping test server). */
   searchAttributes: boolean;
-  /** Built-in tools this deployment cannot serve (webSearch with no engine configured). */
+  /**
+   * Tools this deployment cannot serve (webSearch with no engine configured), and in an automation run those its
+   * worker's administrator list withholds (built-in or host tools).
+   */
   unavailableTools: string[];
   /** How long askUser waits for an answer; null waits for as long as it takes. */
   questionTimeoutSeconds: number | null;
@@ -94,12 +97,12 @@ export function carriedSettings(settings: DeploymentSettings): CarriedSettings {
 }
 
 /**
- * Every tool the deployment can serve: the built-in ones (in registry order) less those its environment lacks, then the
- * host tools of the session's catalogue (in its order).
+ * Every tool the deployment can serve: the built-in ones (in registry order), then the host tools of the session's
+ * catalogue (in its order), less those its environment lacks or withholds (an automation run's administrator list).
  */
 export function servedTools(settings: DeploymentSettings): string[] {
-  const builtIn = toolNames.filter((name) => !settings.unavailableTools.includes(name));
-  return settings.hostTools ? [...builtIn, ...settings.hostTools.tools.map((tool) => tool.name)] : builtIn;
+  const hostTools = settings.hostTools?.tools.map((tool) => tool.name) ?? [];
+  return [...toolNames, ...hostTools].filter((name) => !settings.unavailableTools.includes(name));
 }
 
 /** The catalogue entry of a host tool the session may call, if `name` is one. */

@@ -64,6 +64,9 @@ const arborSessionV2Changes = ['continue-as-new-with-queued-messages', 'sub-agen
  *   a limit out of range, a blank instruction) fails at once with an `InvalidSessionInput` failure that says what was
  *   wrong; before, it failed its workflow task for ever or ran with what it could read. Asked only for such an input,
  *   so a valid one records nothing.
+ * - `sub-agents-not-given-automation-tools-by-default`: a sub-agent whose parent's `subAgent` call names no tools gets
+ *   the parent's tools less the automation tools (`withheldFromSubAgentsByDefault`), as an explicit list in its input;
+ *   before, it got all of the parent's. Asked only for such a call in a session that has automation tools.
  */
 type LaterChange =
   | 'first-turn-clock-starts-with-session'
@@ -74,7 +77,8 @@ type LaterChange =
   | 'wait-time-zone-checked-as-schedules-read-it'
   | 'continue-as-new-waits-for-messages-of-its-task'
   | 'store-writes-settled-after-failure'
-  | 'session-input-checked';
+  | 'session-input-checked'
+  | 'sub-agents-not-given-automation-tools-by-default';
 
 export type SessionChange = (typeof arborSessionChanges)[number] | (typeof arborSessionV2Changes)[number] | LaterChange;
 

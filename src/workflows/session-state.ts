@@ -15,6 +15,7 @@ import type { TodoItem } from '../shared/tools/todo.js';
 import type { QuestionSet } from '../shared/tools/ask-user.js';
 import type { ResolvedAnswer } from '../shared/answers.js';
 import type { ApprovalPolicy } from '../shared/approvals.js';
+import { defaultWorkMode, type WorkMode } from '../shared/work-modes.js';
 import { eventTextLimits } from '../shared/events.js';
 import type { TreeQuestionsChange } from '../shared/questions.js';
 import { EventLog, shorten } from './event-log.js';
@@ -46,6 +47,8 @@ export class SessionState {
   lastError: string | null = null;
   /** What a host tool call that needs approval does (the session option `approval`, handed to sub-agents). */
   approvalPolicy: ApprovalPolicy = 'ask';
+  /** Plan or Execute mode (the session option `work_mode`; `executePlan` switches Plan to Execute). */
+  workMode: WorkMode = defaultWorkMode;
   /** Question sets this session's askUser calls wait on; `answers` is set when the user has answered. */
   questions: (QuestionSet & { answers?: ResolvedAnswer[] })[] = [];
   /** Root sessions: the question sets pending anywhere below, as the asking sessions reported them. */
@@ -300,6 +303,7 @@ export class SessionState {
       loops: this.loops.loops,
       cron_jobs: this.crons.jobs,
       last_event_seq: this.events.lastSeq,
+      work_mode: this.workMode,
     };
   }
 

@@ -17,6 +17,7 @@ import type { Activities } from '../activities/index.js';
 import {
   answerQuestionsUpdate,
   eventsQuery,
+  executePlanUpdate,
   hostToolCatalogueQuery,
   messageStateQuery,
   snapshotQuery,
@@ -32,6 +33,8 @@ import {
 import { applyBoardBatch, applyBoardRequest, checkBoardBatch, parseBoardRequest } from './board-requests.js';
 import { acceptAnswers, checkAnswerRequest } from './answer-questions.js';
 import { acceptMessage, checkMessage, receiveMessageSignal } from './send-message.js';
+import { acceptExecutePlan, checkExecutePlan } from './execute-plan.js';
+import { defaultWorkMode } from '../shared/work-modes.js';
 import { defaultSystemPrompt } from '../shared/prompts.js';
 import {
   closedStatuses,
@@ -46,6 +49,7 @@ import { invalidSessionInputType, sessionInputProblem } from '../shared/session-
 import { SessionState } from './session-state.js';
 import { noticeUnservedTools, takeCatalogue } from './host-tool-catalogue.js';
 import { servedTools } from './deployment-settings.js';
+import { withholdAdministratorsTools } from './automation-run-tools.js';
 import { SubAgents } from './sub-agents.js';
 import { runTurn, type ModelCursor, type TurnSettings } from './turn.js';
 import { runSessionClock } from './session-clock.js';
@@ -116,6 +120,8 @@ async function runSession(input: SessionInput): Promise<SessionResult> {
   );
   // Sessions that end when done (automation runs) run unattended: nobody is there to approve a call.
   state.approvalPolicy = input.approval ?? (input.ends_when_done ? 'deny' : 'ask');
+  // A run that continues a session is handed the mode the run before it was in (see continueAsNewNow).
+  state.workMode = input.work_mode ?? defaultWorkMode;
 
   setHandler(userMessageSignal, (message) => {
     noteArrival();
@@ -124,6 +130,9 @@ async function runSession(input: SessionInput): Promise<SessionResult> {
   // Returns as soon as the message is queued: the server lets only 10 updates wait on a workflow at once.
   setHandler(sendMessageUpdate, (message) => (noteArrival(), acceptMessage(state, message)), {
     validator: (message) => checkMessage(state, message),
+  });
+  setHandler(executePlanUpdate, (request) => (noteArrival(), acceptExecutePlan(state, request)), {
+    validator: (request) => checkExecutePlan(state, request),
   });
   setHandler(snapshotQuery, () => state.snapshot());
   setHandler(transcriptQuery, (range) => state.transcript.range(range));
@@ -183,7 +192,14 @@ async function runSession(input: SessionInput): Promise<SessionResult> {
     // queued nothing (a message already handled, a sub-agent's report) leaves nothing to handle, so no reason to wait:
     // an idle session would otherwise stay in its long run until its next message.
     if (state.inbox.length > 0 && continueAsNewWaits(input.history_limit)) return;
-    const next: SessionInput = { ...input, instruction: undefined, title: state.identity.title, carried: state.carry() };
+    const next: SessionInput = {
+      ...input,
+      instruction: undefined,
+      title: state.identity.title,
+      // The mode now (executePlan may have switched it); left out at the default, as sessions without Plan mode had it.
+      work_mode: state.workMode === defaultWorkMode ? undefined : state.workMode,
+      carried: state.carry(),
+    };
     if (continuesAsNewAsNewestType()) await makeContinueAsNewFunc<typeof arborSessionV2>({ workflowType: sessionWorkflowType })(next);
     await continueAsNew<typeof arborSessionV2>(next);
   };
@@ -197,7 +213,9 @@ async function runSession(input: SessionInput): Promise<SessionResult> {
       if (!givenEnvironment && state.inbox.length > 0 && hasBuiltInChanges() && hasChange('first-turn-clock-starts-with-session')) {
         status.startFirstTurnClock();
       }
-      state.applyEnvironment(givenEnvironment ?? (await prepareSession(input.model)));
+      const environment = givenEnvironment ?? (await prepareSession(input.model));
+      state.applyEnvironment(environment);
+      withholdAdministratorsTools(state, environment, input);
       if (state.settings.searchAttributes && !startedWithIdentity())
         upsertSearchAttributes(identityAttributes(state.identity, state.status));
       noticeUnservedTools(state, input.tools);

@@ -112,6 +112,8 @@ export class SubAgents {
       ...(this.limits.historyLimit !== undefined ? { history_limit: this.limits.historyLimit } : {}),
       // Only when not the default, so the sub-agents of sessions without approvals start as they did.
       ...(this.state.approvalPolicy !== 'ask' ? { approval: this.state.approvalPolicy } : {}),
+      // A Plan-mode parent starts Plan-mode sub-agents only, so delegating cannot get round the destructive tools.
+      ...(this.state.workMode === 'plan' ? { work_mode: 'plan' as const } : {}),
       ...(request.system_prompt !== undefined ? { system_prompt: request.system_prompt } : {}),
       ...(request.max_turns !== undefined ? { max_tool_rounds: request.max_turns } : {}),
       ...(hasBuiltInChanges() ? { environment: environmentFor(this.state.settings, request.model) } : {}),

@@ -3,6 +3,7 @@ import type { Activities } from '../activities/index.js';
 import type { CallModelInput, ModelReply } from '../shared/model.js';
 import type { SessionState } from './session-state.js';
 import { dispatchToolCall } from './tools/dispatch.js';
+import { offeredTools, planModeNote } from './tools/destructive-tools.js';
 import { shareRoundBudget } from './tools/round-budget.js';
 import { describeModelFailure } from './model-failure.js';
 import type { SubAgents } from './sub-agents.js';
@@ -116,8 +117,8 @@ function modelInput(state: SessionState, settings: TurnSettings, cursor: ModelCu
     model: state.settings.model,
     turn: state.turn,
     round,
-    system_prompt: settings.systemPrompt,
-    tool_names: settings.toolNames,
+    system_prompt: settings.systemPrompt + planModeNote(state, settings.toolNames),
+    tool_names: offeredTools(state, settings.toolNames),
     ...(digest !== undefined ? { host_tools_digest: digest } : {}),
     transcript_start: start,
     transcript_delta: state.transcript.entries.slice(start),

@@ -172,6 +172,17 @@ describe('the wire protocol as docs/protocol.md documents it', () => {
     expectShape(found, example('memoryRead').result, 'memoryRead', true);
     expect(found).toMatchObject({ results: [{ memory_id: 'mem-1', content: 'Alice is vegetarian.', session_id: 'picnic' }] });
 
+    // executePlan, as documented, on a session started in Plan mode; the picnic, in Execute mode, refuses it.
+    const planned = await demo.arbor.temporal.workflow.start('arborSessionV2', {
+      workflowId: `plan-${randomUUID()}`,
+      taskQueue: demo.settings.taskQueue,
+      args: [{ instruction: 'Plan a picnic for four people', work_mode: 'plan' }],
+    });
+    await new SessionHandle(planned.workflowId, demo.arbor.temporal).waitUntilIdle({ timeoutMs: 60_000 });
+    expect(await planned.executeUpdate('executePlan', { args: [example('executePlan').input] })).toEqual(example('executePlan').result);
+    await expect(workflow.executeUpdate('executePlan', { args: [example('executePlan').input] })).rejects.toThrow();
+    await new SessionHandle(planned.workflowId, demo.arbor.temporal).stop();
+
     const history = await workflow.fetchHistory();
     expect(history.events?.filter((event) => event.workflowTaskFailedEventAttributes)).toEqual([]);
     await session.stop();

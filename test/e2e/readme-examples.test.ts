@@ -93,6 +93,33 @@ describe('the README', () => {
     expect(result.code).toBe(0);
   });
 
+  it("has a worker options example whose automation run is kept from the administrator's listed tool", async () => {
+    const script = `${scratch}/worker-options.ts`;
+    await writeFile(script, await readmeExample('## Worker options'));
+    const own = devServerSettings();
+    const result = await runScript(script, { TEMPORAL_ADDRESS: own.address, ARBOR_TASK_QUEUE: own.taskQueue }, 120_000);
+    expect(result.stderr, result.stderr).not.toMatch(/\[(WARN|ERROR)\]/);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain(
+      "This automation run goes on without planWrite: the worker's administrator list (automationDisallowedTools) allows no automation run to use them.",
+    );
+    expect(result.stdout).toContain('Error: Unknown tool "planWrite". Available tools: todoWrite.');
+  });
+
+  it('has a Plan mode example whose destructive host tool is refused until the plan is executed, and then runs', async () => {
+    const script = `${scratch}/plan-mode.ts`;
+    await writeFile(script, await readmeExample('### Plan mode'));
+    const own = devServerSettings();
+    const result = await runScript(script, { TEMPORAL_ADDRESS: own.address, ARBOR_TASK_QUEUE: own.taskQueue }, 120_000);
+    expect(result.stderr, result.stderr).not.toMatch(/\[(WARN|ERROR)\]/);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout.split('\n').slice(0, 3)).toEqual([
+      'Error: deploy is marked destructive (it changes things outside this conversation), and this session is in Plan mode, so the call did not run. Put the step in the plan (planWrite) instead: it runs once the user executes the plan.',
+      'execute',
+      'deployed shop',
+    ]);
+  });
+
   it('says the package entry points are the files the map names', async () => {
     const manifest = JSON.parse(await readFile(`${root}package.json`, 'utf8'));
     expect(manifest.exports['.'].default).toBe('./dist/index.js');

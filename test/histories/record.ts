@@ -142,6 +142,27 @@ try {
     for (let i = 0; i < 100 && (await session.snapshot()).turn < 2; i++) await new Promise((resolve) => setTimeout(resolve, 100));
     await session.waitUntilIdle();
   });
+  // A sub-agent started without named tools: since sub-agents-not-given-automation-tools-by-default it is given its
+  // parent's tools less the automation tools, as an explicit list (sub-agents.json holds what code before did).
+  model
+    .script('Delegate without naming tools.', call('subAgent', { title: 'Helper', instruction: 'Help without automations.', mode: 'sync' }), {
+      content: 'Delegated.',
+    })
+    .script('Help without automations.', { content: 'Helped.' });
+  await record('sub-agents-without-automation-tools', 'fake-model', { instruction: 'Delegate without naming tools.' }, async (session) => {
+    await session.waitUntilIdle();
+  });
+  // Plan mode: a destructive call refused, then the executePlan update, whose message starts the turn that implements it.
+  await record(
+    'plan-mode-executed',
+    'demo',
+    { instruction: '/tool deleteMemory {"memory_id": "m-1"}\n/tool planWrite {"content": "# Plan\\n1. delete m-1"}', work_mode: 'plan' },
+    async (session) => {
+      await session.waitUntilIdle();
+      const id = await session.executePlan({ id: 'execute-1', message: 'Go ahead.' });
+      await session.waitUntilIdle({ messageId: id });
+    },
+  );
   await record('work-tools', 'demo', { instruction: '/tool planWrite {"content": "# Plan\\n1. wait", "title": "Plan"}\n/tool wait {"seconds": 2, "reason": "let time pass"}' }, async (session) => {
     await session.waitUntilIdle();
     const id = await session.send('/tool planGet {}\n/tool stopConversation {}');

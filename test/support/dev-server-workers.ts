@@ -10,7 +10,7 @@ import { ScriptedModel } from './scripted-model.js';
  * For a describe block on the shared dev server: its own task queue, a fake OpenAI-compatible server with a
  * ScriptedModel, an SDK client, and worker processes a test can kill for real. Everything stops after the tests.
  */
-export function devServerWorkers(apiKey: string, options: { startWorker?: boolean } = {}) {
+export function devServerWorkers(apiKey: string, options: { startWorker?: boolean; workerEnv?: NodeJS.ProcessEnv } = {}) {
   const fake = new FakeOpenAI();
   const model = new ScriptedModel(fake);
   const settings = devServerSettings();
@@ -19,7 +19,7 @@ export function devServerWorkers(apiKey: string, options: { startWorker?: boolea
 
   // A second try when a worker process dies before it is ready (seen once on a heavily loaded machine).
   const startWorker = async () => {
-    const env = workerProcessEnv(settings, fake.baseURL, apiKey);
+    const env = { ...workerProcessEnv(settings, fake.baseURL, apiKey), ...options.workerEnv };
     const worker = await startWorkerProcess(env).catch((error: unknown) => {
       console.warn(`[dev-server-workers] retrying a worker start: ${String(error).slice(0, 2_000)}`);
       return startWorkerProcess(env);

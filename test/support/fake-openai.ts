@@ -109,13 +109,11 @@ export class FakeOpenAI {
       return;
     }
     const id = ++this.counter;
-    response
-      .writeHead(200, { 'content-type': 'application/json' })
-      .end(
-        completionBody(recorded.body.model, id, {
-          content: reply.content ?? null,
-          ...(reply.toolCalls ? { toolCalls: reply.toolCalls } : {}),
-        }),
-      );
+    response.writeHead(200, { 'content-type': 'application/json' }).end(
+      completionBody(recorded.body.model, id, {
+        content: reply.content ?? null,
+        ...(reply.toolCalls ? { toolCalls: reply.toolCalls } : {}),
+      }),
+    );
   }
 }

@@ -95,6 +95,13 @@ describe('arbor show', () => {
 describe('event lines', () => {
   const event = (body: object, seq = 1) => ({ seq, at: '2026-01-01T00:00:00.000Z', session_id: 's', ...body }) as SessionEvent;
 
+  it('says a session is in Plan mode and how to execute its plan, and says nothing of the mode in Execute mode', () => {
+    expect(renderSnapshot({ ...snapshot, work_mode: 'plan' })).toContain(
+      'mode      Plan: destructive tools do not run until `arbor execute-plan root-1`',
+    );
+    expect(renderSnapshot({ ...snapshot, work_mode: 'execute' })).not.toMatch(/^mode /m);
+  });
+
   it('tags a sub-agent line with its title and keeps the root untagged', () => {
     const call = event({ type: 'tool_call', tool_call_id: 'c', name: 'webFetch', arguments: '{"url":"https://example.com"}' });
     expect(renderTreeEvent({ event: call, session: { id: 'x', title: 'Researcher', depth: 1 } })).toEqual([

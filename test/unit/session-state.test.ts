@@ -305,6 +305,7 @@ describe('snapshot', () => {
       loops: [],
       cron_jobs: [],
       last_event_seq: 3,
+      work_mode: 'execute',
     });
   });
 

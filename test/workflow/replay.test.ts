@@ -129,6 +129,39 @@ describe('committed histories', () => {
     }
   });
 
+  it('include a sub-agent started without named tools, from before and after sub-agents-not-given-automation-tools-by-default', async () => {
+    const histories = await committedHistories();
+    const marker = Buffer.from(JSON.stringify({ id: 'sub-agents-not-given-automation-tools-by-default', deprecated: false })).toString(
+      'base64',
+    );
+    const childTools = (name: string) => {
+      const entry = histories.find((history) => history.workflowId === `${sessionWorkflowType}/${name}.json`)!;
+      const events = entry.history.events as {
+        startChildWorkflowExecutionInitiatedEventAttributes?: { input?: { payloads?: { data?: string }[] } };
+      }[];
+      const started = events.find((event) => event.startChildWorkflowExecutionInitiatedEventAttributes)!;
+      const input = JSON.parse(
+        Buffer.from(started.startChildWorkflowExecutionInitiatedEventAttributes!.input!.payloads![0]!.data!, 'base64').toString(),
+      );
+      return { marked: JSON.stringify(entry.history).includes(marker), tools: input.tools as string[] | undefined };
+    };
+    expect(childTools('sub-agents')).toEqual({ marked: false, tools: undefined });
+    const after = childTools('sub-agents-without-automation-tools');
+    expect(after.marked).toBe(true);
+    expect(after.tools).toContain('todoWrite');
+    expect(after.tools?.filter((name) => name.startsWith('automation_'))).toEqual([]);
+  });
+
+  it('include a session in Plan mode switched to Execute mode by the executePlan update', async () => {
+    const histories = await committedHistories();
+    const planned = histories.find((entry) => entry.workflowId === `${sessionWorkflowType}/plan-mode-executed.json`)!;
+    const events = planned.history.events as {
+      workflowExecutionUpdateAcceptedEventAttributes?: { acceptedRequest?: { input?: { name?: string } } };
+    }[];
+    const updates = events.flatMap((event) => event.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name ?? []);
+    expect(updates).toEqual(['executePlan']);
+  });
+
   it('replay with today’s workflow code without nondeterminism, through the testing kit’s replayHistories', async () => {
     const histories = await committedHistories();
     const replayed = await replayHistories(historiesDir, { workflowBundlePath: inject('workflowBundlePath') });

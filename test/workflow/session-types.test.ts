@@ -58,9 +58,10 @@ describe('session workflow types', () => {
     const [{ root, child, roles }] = await (runs ??= all());
     expect(workflowTypeOf(root)).toBe('arborSessionV2');
     expect(workflowTypeOf(child)).toBe('arborSessionV2');
-    // The root asks the worker where it runs (one local activity) and asks the one change made since its type began,
-    // where its first turn's clock starts; the sub-agent is told its environment by its parent and asks nothing.
-    expect(markerNames(root)).toEqual(['core_patch', 'core_local_activity']);
+    // The root asks the worker where it runs (one local activity) and asks two changes made since its type began: where
+    // its first turn's clock starts, and (as it starts a sub-agent without naming tools) that the sub-agent is not given
+    // the automation tools; the sub-agent is told its environment by its parent and asks nothing.
+    expect(markerNames(root)).toEqual(['core_patch', 'core_local_activity', 'core_patch']);
     expect(markerNames(child)).toEqual([]);
     expect(roles).toEqual(['user', 'assistant', 'tool', 'assistant']);
   });
@@ -70,8 +71,8 @@ describe('session workflow types', () => {
     expect(workflowTypeOf(root)).toBe('arborSession');
     expect(workflowTypeOf(child)).toBe('arborSession');
     // No run here continues as new, so neither asks the change that would make its next run an arborSessionV2
-    // (older-types-continue-as-new.test.ts has those).
-    expect(markerNames(root)).toEqual(['core_patch', 'core_local_activity']);
+    // (older-types-continue-as-new.test.ts has those); it asks the same two changes as arborSessionV2.
+    expect(markerNames(root)).toEqual(['core_patch', 'core_local_activity', 'core_patch']);
     expect(markerNames(child)).toEqual([]);
     expect(roles).toEqual(['user', 'assistant', 'tool', 'assistant']);
   });

@@ -315,6 +315,28 @@ describe('sub-agents (time-skipping server, scripted model)', () => {
     });
   });
 
+  it("gives a sub-agent started without tools its parent's tools except the automation tools, and them only when named", async () => {
+    const root = unique('root automation tools');
+    const plain = unique('child without named tools');
+    const named = unique('child naming automation_create');
+    model.script(
+      root,
+      call('subAgent', { title: 'Plain', instruction: plain, mode: 'sync' }),
+      call('subAgent', { title: 'Scheduler', instruction: named, mode: 'sync', tools: ['automation_create', 'todoWrite'] }),
+      { content: 'Both done.' },
+    );
+    model.script(plain, { content: 'Plain done.' });
+    model.script(named, { content: 'Scheduler done.' });
+    const names = (label: string) => fake.requestsFor(label)[0]!.body.tools?.map((tool) => tool.function.name) ?? [];
+    await withWorker(scripted.env, scripted.settings, async (taskQueue) => {
+      const session = await start(taskQueue, { instruction: root });
+      await session.waitUntilIdle({ timeoutMs: 30_000 });
+      expect(names(root)).toEqual(expect.arrayContaining(['automation_create', 'automation_run_wait', 'subAgent', 'todoWrite']));
+      expect(names(plain)).toEqual(names(root).filter((name) => !name.startsWith('automation_')));
+      expect(names(named)).toEqual(['todoWrite', 'automation_create']);
+    });
+  });
+
   it('refuses a sub-agent deeper than the depth limit with a tool error', async () => {
     const root = unique('root depth');
     const child = unique('child depth');

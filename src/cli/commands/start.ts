@@ -6,6 +6,7 @@ import { collectList, isModulePath, toolModulePaths } from '../tool-modules.js';
 import { UsageError } from '../usage-error.js';
 import {
   approvalPolicy,
+  workMode,
   connectionSettingsFrom,
   nonEmptyText,
   ownerId,
@@ -14,6 +15,7 @@ import {
   type ConnectionFlags,
 } from '../options.js';
 import type { ApprovalPolicy } from '../../shared/approvals.js';
+import type { WorkMode } from '../../shared/work-modes.js';
 
 export interface SessionFlags extends ConnectionFlags {
   title?: string;
@@ -21,6 +23,7 @@ export interface SessionFlags extends ConnectionFlags {
   maxToolRounds?: number;
   owner?: string;
   approval?: ApprovalPolicy;
+  workMode?: WorkMode;
   json?: boolean;
   /** Tool names for the session, and (run, chat) modules of tool definitions for the in-process worker. */
   tools?: string[];
@@ -33,6 +36,7 @@ export function withSessionFlags(command: Command): Command {
     .option('--max-tool-rounds <n>', 'model calls allowed in one turn', positiveInteger('--max-tool-rounds'))
     .option('--owner <id>', 'whose memories the session uses (default "default")', ownerId)
     .option('--approval <policy>', 'host tool calls that need approval: ask (default), allow or deny', approvalPolicy)
+    .option('--work-mode <mode>', 'plan: destructive tools do not run until arbor execute-plan; execute (default)', workMode)
     .option(
       '--tools <list>',
       'tools the session may use (built-in and host tools, comma-separated; default all); run and chat also take modules of tool definitions (a path) for their in-process worker',
@@ -49,6 +53,7 @@ export function sessionOptionsFrom(instruction: string, flags: SessionFlags) {
     ...(flags.maxToolRounds ? { max_tool_rounds: flags.maxToolRounds } : {}),
     ...(flags.owner ? { owner: flags.owner } : {}),
     ...(flags.approval ? { approval: flags.approval } : {}),
+    ...(flags.workMode ? { work_mode: flags.workMode } : {}),
     ...(sessionToolNames(flags).length > 0 ? { tools: sessionToolNames(flags) } : {}),
   };
 }

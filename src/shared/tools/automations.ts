@@ -36,6 +36,7 @@ const automationFields = () => ({
 
 export const automationCreate = defineTool({
   name: 'automation_create',
+  destructive: true,
   description:
     "Create an automation: a scheduled agent run with its own new conversation, for this session's owner. Schedule it " +
     'with a timezone, a local start (YYYY-MM-DDTHH:mm) and a recurrence: none, hourly, daily, weekly, monthly or yearly.',
@@ -44,6 +45,7 @@ export const automationCreate = defineTool({
 
 export const automationUpdate = defineTool({
   name: 'automation_update',
+  destructive: true,
   description: 'Change an automation by automation_id; every other field is optional. enabled false pauses it.',
   input: () => {
     const fields = automationFields();
@@ -62,6 +64,7 @@ export const automationUpdate = defineTool({
 
 export const automationRunEnqueue = defineTool({
   name: 'automation_run_enqueue',
+  destructive: true,
   description: 'Run an automation now, without waiting for its schedule. Returns the run_id.',
   input: () => z.object({ automation_id: automationId() }),
 });

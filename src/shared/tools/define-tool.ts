@@ -9,6 +9,11 @@ export interface ToolDefinition<Name extends string = string, Input extends z.Zo
   readonly input: Input;
   /** A call may wait long on something outside the session (a timer, a sub-agent, a person, another run). */
   waits: boolean;
+  /**
+   * A call changes the world outside the session tree (an owner's schedules, data other sessions rely on): a session
+   * in Plan mode does not run it. README "Plan mode" lists each built-in tool's choice.
+   */
+  destructive: boolean;
 }
 
 export function defineTool<const Name extends string, Input extends z.ZodType>(definition: {
@@ -16,12 +21,14 @@ export function defineTool<const Name extends string, Input extends z.ZodType>(d
   description: string;
   input: () => Input;
   waits?: boolean;
+  destructive?: boolean;
 }): ToolDefinition<Name, Input> {
   const input = lazy(definition.input);
   return {
     name: definition.name,
     description: definition.description,
     waits: definition.waits ?? false,
+    destructive: definition.destructive ?? false,
     get input() {
       return input();
     },

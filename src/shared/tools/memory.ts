@@ -31,6 +31,7 @@ export const saveMemory = defineTool({
 
 export const updateMemory = defineTool({
   name: 'updateMemory',
+  destructive: true,
   description: 'Change the content and/or the tags of a saved memory.',
   input: () =>
     z
@@ -40,6 +41,7 @@ export const updateMemory = defineTool({
 
 export const deleteMemory = defineTool({
   name: 'deleteMemory',
+  destructive: true,
   description: 'Delete a saved memory that is wrong or no longer wanted.',
   input: () => z.object({ memory_id: memoryId() }),
 });

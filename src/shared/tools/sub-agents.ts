@@ -18,7 +18,12 @@ export const subAgent = defineTool({
       title: z.string().trim().min(1).max(100).describe('Short task description, 3-5 words'),
       instruction: z.string().trim().min(1).max(200_000).describe('Complete instructions and context for the sub-agent'),
       mode: z.enum(subAgentModes).default('async').describe('"async" (default) or "sync"'),
-      tools: z.array(z.string()).optional().describe('Tool names for the sub-agent; omitted: the default set; []: text only'),
+      tools: z
+        .array(z.string())
+        .optional()
+        .describe(
+          'Tool names for the sub-agent; omitted: your own tools except the automation tools (name those to give them); []: text only',
+        ),
       system_prompt: z.string().max(200_000).optional().describe('Custom system prompt for the sub-agent'),
       max_turns: z.number().int().min(1).max(1000).optional().describe('Most model calls the sub-agent may make in one turn'),
       model: z.string().min(1).max(200).optional().describe("Model for the sub-agent; default: this session's model"),

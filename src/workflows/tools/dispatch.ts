@@ -8,6 +8,7 @@ import { ToolError } from './tool-error.js';
 import { maxToolResultLength } from '../../shared/host-tools.js';
 import { findHostTool } from '../deployment-settings.js';
 import { runHostTool } from './host-tool-handler.js';
+import { isDestructive, planModeRefusal } from './destructive-tools.js';
 
 export interface ToolOutcome {
   content: string;
@@ -38,6 +39,9 @@ export async function dispatchToolCall(
 function runToolCall(call: ToolCall, allowedTools: ReadonlySet<string>, context: ToolContext): string | Promise<string> {
   const tool = allowedTools.has(call.name) ? findTool(call.name) : undefined;
   const hostTool = !tool && allowedTools.has(call.name) ? findHostTool(context.state.settings, call.name) : undefined;
+  // Plan mode: a destructive tool of the session's does not run, whatever the model sent (its arguments are not read).
+  if ((tool || hostTool) && context.state.workMode === 'plan' && isDestructive(call.name, context.state.settings))
+    throw new ToolError(planModeRefusal(call.name));
   if (hostTool) return runHostTool(hostTool, parseArguments(call.arguments), call.arguments, context);
   if (!tool) {
     const available = [...allowedTools].join(', ') || 'none';

@@ -4,9 +4,12 @@ import type { ToolArgs } from '../../shared/tools/define-tool.js';
 import { toolNames as allToolNames } from '../../shared/tools/registry.js';
 import type { subAgent } from '../../shared/tools/sub-agents.js';
 import { servedTools } from '../deployment-settings.js';
+import { hasChange } from '../session-changes.js';
+import { defaultSubAgentTools, withheldFromSubAgentsByDefault } from '../../shared/tools/sub-agent-tools.js';
 import type { ToolContext } from './tool-context.js';
 import { replyText, resultOf } from './reply.js';
 import { ToolError } from './tool-error.js';
+import { isDestructive } from './destructive-tools.js';
 
 const tree = proxyActivities<Activities>({ startToCloseTimeout: '1 minute', retry: { maximumAttempts: 5 } });
 const stopping = proxyActivities<Activities>({
@@ -21,6 +24,15 @@ export async function spawnSubAgent(args: ToolArgs<typeof subAgent>, context: To
   const unknown = (args.tools ?? []).filter((name) => !known.includes(name));
   if (unknown.length > 0)
     throw new ToolError(`Unknown tool name(s) for the sub-agent: ${unknown.join(', ')}. Known tools: ${known.join(', ')}.`);
+  if (context.state.workMode === 'plan' && args.tools && args.tools.length > 0) {
+    // In Plan mode the sub-agent is in Plan mode too: refused when every tool named is one it could not run.
+    const runnable = args.tools.filter((name) => !isDestructive(name, context.state.settings));
+    if (runnable.length === 0)
+      throw new ToolError(
+        `This session is in Plan mode, so its sub-agents are too, and every tool named (${args.tools.join(', ')}) is marked ` +
+          'destructive: the sub-agent would have none it may run. Name tools that are not destructive, or [] for text only.',
+      );
+  }
   resultOf(context.subAgents.checkLimits());
   const { id, finished } = await context.subAgents.spawn({
     title: args.title,
@@ -41,11 +53,13 @@ export async function spawnSubAgent(args: ToolArgs<typeof subAgent>, context: To
 }
 
 /**
- * The tools a sub-agent gets when the model names none: its parent's. Left out of the child's input when they are all
- * the tools this deployment serves, which the child chooses by itself: a fan-out of hundreds then starts children
- * with small inputs.
+ * The tools a sub-agent gets when the model names none: its parent's, less the automation tools (see
+ * `withheldFromSubAgentsByDefault`; sub-agents of sessions from before that rule, which had them, keep the old one).
+ * Left out of the child's input when they are all the tools this deployment serves, which the child chooses by itself.
  */
 function inheritedTools(context: ToolContext): string[] | undefined {
+  const withholds = context.toolNames.some((name) => withheldFromSubAgentsByDefault.includes(name));
+  if (withholds && hasChange('sub-agents-not-given-automation-tools-by-default')) return defaultSubAgentTools(context.toolNames);
   const served = servedTools(context.state.settings);
   const same = served.length === context.toolNames.length && served.every((name) => context.toolNames.includes(name));
   return same ? undefined : [...context.toolNames];
