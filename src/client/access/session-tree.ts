@@ -48,12 +48,31 @@ export function createSessionTree(client: Client, heartbeat: () => void = () => 
     }
   }
 
+  /**
+   * The target's snapshot when the caller may read it: a sub-agent anywhere in the caller's tree (its root's
+   * descendants, the caller's siblings and their sub-agents too), as the tool specification's permission check says
+   * ("root_server_session_id must match"), but not the caller itself nor the root, which is no sub-agent.
+   */
+  async function inSameTree(callerId: string, targetId: string): Promise<TreeReply<SessionSnapshot>> {
+    if (callerId === targetId) return { ok: false, error: 'A session cannot target itself; give the id of another sub-agent.' };
+    const target = await snapshotOf(targetId);
+    if (target?.ancestor_session_ids.includes(callerId)) return { ok: true, result: target };
+    const caller = target && target.parent_session_id !== null ? await snapshotOf(callerId) : undefined;
+    if (!target || !caller || caller.root_session_id !== target.root_session_id) {
+      return { ok: false, error: `Session ${targetId} is not a sub-agent in this session's tree. Use listSubAgent to see them.` };
+    }
+    return { ok: true, result: target };
+  }
+
   /** The target's snapshot when the caller may act on it (a descendant); a refusal otherwise. */
   async function descendant(callerId: string, targetId: string): Promise<TreeReply<SessionSnapshot>> {
     if (callerId === targetId) return { ok: false, error: 'A session cannot target itself; give the id of one of its sub-agents.' };
     const target = await snapshotOf(targetId);
     if (!target || !target.ancestor_session_ids.includes(callerId)) {
-      return { ok: false, error: `Session ${targetId} is not a sub-agent of this session (at any depth). Use listSubAgent to see yours.` };
+      return {
+        ok: false,
+        error: `Session ${targetId} is not a sub-agent of this session (at any depth); this tool reaches only those. Use listSubAgent to see the tree.`,
+      };
     }
     return { ok: true, result: target };
   }
@@ -174,9 +193,11 @@ export function createSessionTree(client: Client, heartbeat: () => void = () => 
     /** The session and everything below it, closed sessions included. */
     tree: treeOf,
 
+    /** The active sub-agents of the session's whole tree, every depth, the session's siblings too (not itself). */
     async listSubAgents(sessionId: string): Promise<SubAgentListing[]> {
-      return (await subtree(sessionId, false))
-        .filter((snapshot) => activeStatuses.includes(snapshot.status))
+      const rootId = (await snapshotOf(sessionId))?.root_session_id ?? sessionId;
+      return (await subtree(rootId, false))
+        .filter((snapshot) => snapshot.session_id !== sessionId && activeStatuses.includes(snapshot.status))
         .map((snapshot) => ({
           sub_session_id: snapshot.session_id,
           title: snapshot.title,
@@ -187,7 +208,7 @@ export function createSessionTree(client: Client, heartbeat: () => void = () => 
     },
 
     async getSubAgentMessage(callerId: string, targetId: string): Promise<TreeReply<Record<string, unknown>>> {
-      const checked = await descendant(callerId, targetId);
+      const checked = await inSameTree(callerId, targetId);
       if (!checked.ok) return checked;
       const target = checked.result;
       const transcript = target.last_message;
