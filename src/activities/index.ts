@@ -12,6 +12,7 @@ import { createTaskBoardActivities } from './task-board.js';
 import { createMemoryActivities } from './memory.js';
 import { createAutomationActivities } from './automations.js';
 import { createWebActivities } from './web.js';
+import { createModelCheck } from './known-models.js';
 import { searchConfigFromEnv, type SearchConfig } from '../web/search/index.js';
 import { allowListFromEnv, type AllowList } from '../web/fetch/index.js';
 import { createOpenAIClient } from './openai-client.js';
@@ -81,6 +82,7 @@ export function createActivities({
         : {}),
     }),
     callModel: createCallModel(model, transcripts, catalogues),
+    ...createModelCheck(model, model.apiKey !== undefined || model.baseURL !== undefined ? createOpenAIClient(model) : undefined),
 
     /** The catalogue of host tools this worker offers (null: none), read where a session takes a catalogue again. */
     async describeHostTools(): Promise<HostToolCatalogue | null> {

@@ -74,7 +74,9 @@ type LaterChange =
   | 'wait-time-zone-checked-as-schedules-read-it'
   | 'continue-as-new-waits-for-messages-of-its-task'
   | 'store-writes-settled-after-failure'
-  | 'session-input-checked';
+  | 'session-input-checked'
+  | 'sub-agent-model-checked'
+  | 'sub-agent-reports-its-error';
 
 export type SessionChange = (typeof arborSessionChanges)[number] | (typeof arborSessionV2Changes)[number] | LaterChange;
 

@@ -334,6 +334,60 @@ describe('sub-agents (time-skipping server, scripted model)', () => {
     });
   });
 
+  it('refuses a sub-agent model the endpoint does not list, naming the models the worker knows, and runs one it lists', async () => {
+    const root = unique('root models');
+    const listed = unique('child listed model');
+    model.script(
+      root,
+      call('subAgent', { title: 'Ghost', instruction: unique('child ghost model'), mode: 'sync', model: 'ghost-model' }),
+      call('subAgent', { title: 'Small', instruction: listed, mode: 'sync', model: 'small-model' }),
+      { content: 'Root done.' },
+    );
+    model.script(listed, { content: 'Small model answered.' });
+    fake.models = ['tree-model', 'small-model'];
+    try {
+      await withWorker(scripted.env, scripted.settings, async (taskQueue) => {
+        const session = await start(taskQueue, { instruction: root });
+        const snapshot = await session.waitUntilIdle({ timeoutMs: 30_000 });
+        const [refused, ran] = toolResults(fake.requestsFor(root)[2]!);
+        expect(refused).toMatch(/^Error: Model "ghost-model" is not one this worker knows, so no sub-agent was started/);
+        expect(refused).toContain('Models it knows: tree-model, demo, small-model.');
+        expect(JSON.parse(ran!)).toMatchObject({ status: 'completed', content: 'Small model answered.' });
+        expect(fake.requestsFor(listed)[0]!.body.model).toBe('small-model');
+        expect(fake.requests.some((request) => request.body.model === 'ghost-model')).toBe(false);
+        expect(snapshot.children.map((child) => child.title)).toEqual(['Small']);
+      });
+    } finally {
+      fake.models = undefined;
+    }
+  });
+
+  it("ends a sync sub-agent's turn at once when its model answers 404, and the parent reads why", async () => {
+    const root = unique('root gone model');
+    const child = unique('child gone model');
+    model.script(root, call('subAgent', { title: 'Gone', instruction: child, mode: 'sync', model: 'gone-model' }), {
+      content: 'Root done.',
+    });
+    model.script(child, {
+      status: 404,
+      body: { error: { message: 'The model `gone-model` does not exist', type: 'invalid_request_error' } },
+    });
+    fake.models = ['tree-model', 'gone-model'];
+    try {
+      await withWorker(scripted.env, scripted.settings, async (taskQueue) => {
+        const session = await start(taskQueue, { instruction: root });
+        await session.waitUntilIdle({ timeoutMs: 30_000 });
+        const result = JSON.parse(toolResults(fake.requestsFor(root)[1]!)[0]!);
+        expect(result).toMatchObject({ status: 'failed', content: '' });
+        expect(result.error).toContain('the model endpoint answered 404 for model "gone-model": it does not serve that model');
+        expect(result.error).toContain('The model `gone-model` does not exist');
+        expect(fake.requestsFor(child)).toHaveLength(1);
+      });
+    } finally {
+      fake.models = undefined;
+    }
+  });
+
   it('refuses more running sub-agents than the fan-out limit and unknown tool names', async () => {
     const root = unique('root fan-out');
     const first = unique('first child');

@@ -1,14 +1,16 @@
-import { proxyActivities } from '@temporalio/workflow';
+import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { Activities } from '../../activities/index.js';
 import type { ToolArgs } from '../../shared/tools/define-tool.js';
 import { toolNames as allToolNames } from '../../shared/tools/registry.js';
 import type { subAgent } from '../../shared/tools/sub-agents.js';
 import { servedTools } from '../deployment-settings.js';
+import { hasChange } from '../session-changes.js';
 import type { ToolContext } from './tool-context.js';
 import { replyText, resultOf } from './reply.js';
 import { ToolError } from './tool-error.js';
 
 const tree = proxyActivities<Activities>({ startToCloseTimeout: '1 minute', retry: { maximumAttempts: 5 } });
+const models = proxyLocalActivities<Activities>({ startToCloseTimeout: '15 seconds', retry: { maximumAttempts: 2 } });
 const stopping = proxyActivities<Activities>({
   startToCloseTimeout: '10 minutes',
   heartbeatTimeout: '30 seconds',
@@ -22,6 +24,10 @@ export async function spawnSubAgent(args: ToolArgs<typeof subAgent>, context: To
   if (unknown.length > 0)
     throw new ToolError(`Unknown tool name(s) for the sub-agent: ${unknown.join(', ')}. Known tools: ${known.join(', ')}.`);
   resultOf(context.subAgents.checkLimits());
+  // A model the endpoint does not serve is refused here, with the models the worker knows, before a sub-agent waits on it.
+  if (args.model !== undefined && args.model !== context.state.settings.model && hasChange('sub-agent-model-checked')) {
+    resultOf(await models.checkModel(args.model));
+  }
   const { id, finished } = await context.subAgents.spawn({
     title: args.title,
     instruction: args.instruction,
@@ -37,7 +43,12 @@ export async function spawnSubAgent(args: ToolArgs<typeof subAgent>, context: To
   const result = await finished;
   if (result === 'stopped')
     return JSON.stringify({ sub_session_id: id, status: 'stopped', content: 'The sub-agent was stopped before it finished.' });
-  return JSON.stringify({ sub_session_id: id, status: result.status, content: result.final_message ?? '' });
+  return JSON.stringify({
+    sub_session_id: id,
+    status: result.status,
+    content: result.final_message ?? '',
+    ...(result.error ? { error: result.error } : {}),
+  });
 }
 
 /**
