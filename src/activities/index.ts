@@ -13,6 +13,7 @@ import { createMemoryActivities } from './memory.js';
 import { createAutomationActivities } from './automations.js';
 import { createWebActivities } from './web.js';
 import { createModelCheck } from './known-models.js';
+import { webFetchFromEnv, type WebFetchSettings } from './web-fetch-settings.js';
 import { searchConfigFromEnv, type SearchConfig } from '../web/search/index.js';
 import { allowListFromEnv, type AllowList } from '../web/fetch/index.js';
 import { createOpenAIClient } from './openai-client.js';
@@ -29,6 +30,11 @@ export interface ActivityDependencies {
   search?: SearchConfig;
   /** Hosts and ranges webFetch may reach although private (default: ARBOR_FETCH_ALLOW). */
   fetchAllow?: AllowList;
+  /**
+   * Whether new sessions are offered webFetch, and its extraction threshold; `false`: not offered (default: from
+   * ARBOR_WEB_FETCH and ARBOR_FETCH_EXTRACTION_THRESHOLD, off when unset).
+   */
+  webFetch?: WebFetchSettings | false;
   /** How long askUser waits for an answer (default: ARBOR_QUESTION_TIMEOUT; unset waits without limit). */
   questionTimeoutSeconds?: number | undefined;
   /** Loop limits (default: ARBOR_LOOP_MIN_INTERVAL, ARBOR_LOOP_MAX_AGE; else 10 seconds and 7 days). */
@@ -46,6 +52,7 @@ export function createActivities({
   searchAttributes = true,
   search = searchConfigFromEnv(),
   fetchAllow = allowListFromEnv(),
+  webFetch = webFetchFromEnv(),
   questionTimeoutSeconds = questionTimeoutFromEnv(),
   loopLimits = loopLimitsFromEnv(),
   cronTimezone = cronTimezoneFromEnv(),
@@ -53,7 +60,7 @@ export function createActivities({
 }: ActivityDependencies) {
   const zoneProblem = cronTimezone === undefined ? undefined : timeZoneProblem(cronTimezone);
   if (zoneProblem) throw new Error(`cronTimezone: ${zoneProblem}`);
-  const unavailableTools = search.engines.length === 0 ? ['webSearch'] : [];
+  const unavailableTools = [...(search.engines.length === 0 ? ['webSearch'] : []), ...(webFetch === false ? ['webFetch'] : [])];
   const transcripts = new TranscriptCache((sessionId, runId, count) => {
     const handle = client.workflow.getHandle(sessionId, runId);
     return readTranscriptPages((page) => boundedQuery(client, sessionId, () => handle.query(transcriptQuery, page)), { limit: count });
@@ -71,6 +78,7 @@ export function createActivities({
     ...createWebActivities({
       search,
       fetchAllow,
+      fetch: webFetch,
       ...(model.fetchModel
         ? {
             extraction: {

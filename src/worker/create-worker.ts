@@ -8,6 +8,7 @@ import { prebuiltWorkflowBundlePath, workflowSourceWorkerOptions } from './workf
 import { buildCatalogue } from '../tools/catalogue.js';
 import { hostToolActivities } from '../tools/activities.js';
 import type { ToolDefinition } from '../tools/define.js';
+import { webFetchFromEnv, type WebFetchSettings } from '../activities/web-fetch-settings.js';
 
 export interface ArborWorkerOptions {
   connection?: ConnectionSettings;
@@ -24,6 +25,12 @@ export interface ArborWorkerOptions {
    * throws a ToolDefinitionError before anything connects.
    */
   tools?: readonly ToolDefinition[];
+  /**
+   * Whether new sessions are offered webFetch (`true`, or its settings: `{ extractionThresholdBytes }`, default 50,000),
+   * as the tool specification has it only where the worker enables it. Default: ARBOR_WEB_FETCH (`on`/`off`), off
+   * when unset; the CLI's workers (`arbor run`, `chat`, `dev`, `worker`) offer it unless ARBOR_WEB_FETCH=off.
+   */
+  webFetch?: boolean | WebFetchSettings;
 }
 
 export interface ArborWorker {
@@ -40,6 +47,7 @@ export async function createArborWorker(options: ArborWorkerOptions = {}): Promi
   const hostTools = buildCatalogue(tools);
   const settings = options.connection ?? loadConnectionSettings();
   const model = options.model ?? modelSettingsFromEnv();
+  const webFetch = options.webFetch === undefined ? webFetchFromEnv() : options.webFetch === true ? {} : options.webFetch;
   const toolQueues = hostToolActivities(tools, settings.taskQueue);
   const clientConnection = await Connection.connect(settings.connectionOptions as Parameters<typeof Connection.connect>[0]);
   let nativeConnection: NativeConnection | undefined;
@@ -54,7 +62,7 @@ export async function createArborWorker(options: ArborWorkerOptions = {}): Promi
       namespace: settings.namespace,
       taskQueue: settings.taskQueue,
       ...(bundlePath ? { workflowBundle: { codePath: bundlePath } } : workflowSourceWorkerOptions()),
-      activities: { ...createActivities({ client, model, searchAttributes, hostTools }), ...toolQueues.get(settings.taskQueue) },
+      activities: { ...createActivities({ client, model, searchAttributes, hostTools, webFetch }), ...toolQueues.get(settings.taskQueue) },
       ...options.workerOptions,
     });
     const toolWorkers: Worker[] = [];

@@ -89,6 +89,7 @@ async function record(
         client: env.client,
         model: { apiKey: 'sk-record', baseURL: fake.baseURL, defaultModel: model, requestTimeoutMs: 5_000 },
         loopLimits: { min_interval_seconds: 1 },
+        webFetch: {},
         ...(options.tools ? { hostTools: buildCatalogue(options.tools) } : {}),
       }),
       ...hostToolActivities(options.tools ?? [], taskQueue).get(taskQueue),
