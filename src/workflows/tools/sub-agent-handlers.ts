@@ -23,11 +23,12 @@ export async function spawnSubAgent(args: ToolArgs<typeof subAgent>, context: To
   const unknown = (args.tools ?? []).filter((name) => !known.includes(name));
   if (unknown.length > 0)
     throw new ToolError(`Unknown tool name(s) for the sub-agent: ${unknown.join(', ')}. Known tools: ${known.join(', ')}.`);
-  resultOf(context.subAgents.checkLimits());
   // A model the endpoint does not serve is refused here, with the models the worker knows, before a sub-agent waits on it.
+  // Checked before the limits, so nothing awaits between them and the start: calls of one round are counted together.
   if (args.model !== undefined && args.model !== context.state.settings.model && hasChange('sub-agent-model-checked')) {
     resultOf(await models.checkModel(args.model));
   }
+  resultOf(context.subAgents.checkLimits());
   const { id, finished } = await context.subAgents.spawn({
     title: args.title,
     instruction: args.instruction,
