@@ -94,7 +94,7 @@ const server = await startDevServer(args.server);
 const { env } = server;
 const fetchAllow = parseAllowList('127.0.0.1');
 const arborWorker = await createArborBenchWorker(env, model, 'bench-arbor', {
-  activities: { fetchAllow },
+  activities: { fetchAllow, webFetch: {} },
   searchAttributes: args.searchAttributes,
 });
 // BENCH_FLOOR_CONVERSATION=1: the floor's model calls carry a conversation and tool specs as a session's do.
@@ -102,7 +102,7 @@ const floorSendsConversation = process.env.BENCH_FLOOR_CONVERSATION === '1';
 const floorWorker = await createFloorWorker(env, 'bench-bare', {
   ...(floorSendsConversation ? conversationalModelActivities(model) : bareModelActivities(model)),
   ...createMemoryActivities(env.client),
-  ...createWebActivities({ search: { engines: [] }, fetchAllow }),
+  ...createWebActivities({ search: { engines: [] }, fetchAllow, fetch: {} }),
 });
 
 const measured = await arborWorker.runUntil(() => floorWorker.runUntil(measure));

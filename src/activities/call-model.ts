@@ -77,7 +77,7 @@ export function createCallModel(settings: ModelSettings, transcripts: Transcript
       if (fitted.leftOut === 0 && fitted.cutCharacters === 0) return reply;
       return { ...reply, context_fitted: { left_out_messages: fitted.leftOut, cut_characters: fitted.cutCharacters } };
     } catch (error) {
-      throw toModelFailure(error);
+      throw toModelFailure(error, input.model);
     } finally {
       clearInterval(heartbeat);
     }

@@ -12,6 +12,8 @@ import { createTaskBoardActivities } from './task-board.js';
 import { createMemoryActivities } from './memory.js';
 import { createAutomationActivities } from './automations.js';
 import { createWebActivities } from './web.js';
+import { createModelCheck } from './known-models.js';
+import { webFetchFromEnv, type WebFetchSettings } from './web-fetch-settings.js';
 import { searchConfigFromEnv, type SearchConfig } from '../web/search/index.js';
 import { allowListFromEnv, type AllowList } from '../web/fetch/index.js';
 import { createOpenAIClient } from './openai-client.js';
@@ -29,6 +31,11 @@ export interface ActivityDependencies {
   search?: SearchConfig;
   /** Hosts and ranges webFetch may reach although private (default: ARBOR_FETCH_ALLOW). */
   fetchAllow?: AllowList;
+  /**
+   * Whether new sessions are offered webFetch, and its extraction threshold; `false`: not offered (default: from
+   * ARBOR_WEB_FETCH and ARBOR_FETCH_EXTRACTION_THRESHOLD, off when unset).
+   */
+  webFetch?: WebFetchSettings | false;
   /** How long askUser waits for an answer (default: ARBOR_QUESTION_TIMEOUT; unset waits without limit). */
   questionTimeoutSeconds?: number | undefined;
   /** Loop limits (default: ARBOR_LOOP_MIN_INTERVAL, ARBOR_LOOP_MAX_AGE; else 10 seconds and 7 days). */
@@ -51,6 +58,7 @@ export function createActivities({
   searchAttributes = true,
   search = searchConfigFromEnv(),
   fetchAllow = allowListFromEnv(),
+  webFetch = webFetchFromEnv(),
   questionTimeoutSeconds = questionTimeoutFromEnv(),
   loopLimits = loopLimitsFromEnv(),
   cronTimezone = cronTimezoneFromEnv(),
@@ -61,7 +69,7 @@ export function createActivities({
     disallowed === undefined ? automationDisallowedToolsFromEnv() : checkAutomationDisallowedTools(disallowed);
   const zoneProblem = cronTimezone === undefined ? undefined : timeZoneProblem(cronTimezone);
   if (zoneProblem) throw new Error(`cronTimezone: ${zoneProblem}`);
-  const unavailableTools = search.engines.length === 0 ? ['webSearch'] : [];
+  const unavailableTools = [...(search.engines.length === 0 ? ['webSearch'] : []), ...(webFetch === false ? ['webFetch'] : [])];
   const transcripts = new TranscriptCache((sessionId, runId, count) => {
     const handle = client.workflow.getHandle(sessionId, runId);
     return readTranscriptPages((page) => boundedQuery(client, sessionId, () => handle.query(transcriptQuery, page)), { limit: count });
@@ -79,6 +87,7 @@ export function createActivities({
     ...createWebActivities({
       search,
       fetchAllow,
+      fetch: webFetch,
       ...(model.fetchModel
         ? {
             extraction: {
@@ -90,6 +99,7 @@ export function createActivities({
         : {}),
     }),
     callModel: createCallModel(model, transcripts, catalogues),
+    ...createModelCheck(model, model.apiKey !== undefined || model.baseURL !== undefined ? createOpenAIClient(model) : undefined),
 
     /** The catalogue of host tools this worker offers (null: none), read where a session takes a catalogue again. */
     async describeHostTools(): Promise<HostToolCatalogue | null> {

@@ -5,11 +5,11 @@ import { modelRequestRejected, modelTemporarilyUnavailable } from '../shared/mod
 const rejectedStatuses = new Set([400, 401, 403, 404, 422]);
 
 /**
- * Turns a provider error into the failure Temporal's retry policy acts on: requests the provider refused are
- * not retried, overload, server errors, malformed bodies, timeouts and connection errors are, after Retry-After when
+ * Turns a provider error into the failure Temporal's retry policy acts on: requests the provider refused (a 404 for
+ * `model` is named as a model it does not serve) are not retried, overload, server errors, malformed bodies, timeouts and connection errors are, after Retry-After when
  * given.
  */
-export function toModelFailure(error: unknown): unknown {
+export function toModelFailure(error: unknown, model?: string): unknown {
   if (error instanceof APIConnectionError) {
     return ApplicationFailure.retryable(`cannot reach the model endpoint: ${error.message}`, modelTemporarilyUnavailable);
   }
@@ -21,8 +21,13 @@ export function toModelFailure(error: unknown): unknown {
   const status = error.status;
   const detail = `${status} ${providerMessage(error)}`;
   if (rejectedStatuses.has(status)) {
+    // A 404 is most often a model the endpoint does not serve (or a base URL that is not its API root).
+    const notFound =
+      status === 404 && model !== undefined
+        ? `the model endpoint answered 404 for model "${model}": it does not serve that model, or OPENAI_BASE_URL is not its API root (${detail})`
+        : undefined;
     return ApplicationFailure.create({
-      message: `the model endpoint refused the request (${detail})`,
+      message: notFound ?? `the model endpoint refused the request (${detail})`,
       type: modelRequestRejected,
       nonRetryable: true,
       details: [{ status }],

@@ -13,6 +13,8 @@ export interface ModelSettings {
    * without one, a request is fitted only after the provider refuses it as too long (and later ones to what was learned).
    */
   contextTokens?: ContextWindows;
+  /** More models a sub-agent may be given besides those above and those the endpoint lists (ARBOR_MODELS). */
+  models?: string[];
   /**
    * Sends the model's HTTP requests in place of the global fetch: `arbor/testing` answers them in-process with a
    * scripted model, through the same `openai` client and error handling as a real endpoint.
@@ -51,8 +53,18 @@ export function modelSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): Mode
     defaultModel: nonEmpty(env.ARBOR_MODEL) ?? (endpointConfigured ? fallbackOpenAIModel : demoModelName),
     requestTimeoutMs: Number.isFinite(timeout) && timeout > 0 ? timeout : 120_000,
     ...contextTokensFrom(env.ARBOR_MODEL_CONTEXT_TOKENS),
+    ...modelsFrom(env.ARBOR_MODELS),
     ...(endpointConfigured ? { fetchModel: nonEmpty(env.ARBOR_FETCH_MODEL) ?? nonEmpty(env.ARBOR_MODEL) ?? fallbackOpenAIModel } : {}),
   };
+}
+
+/** `llama3.1,qwen2.5-coder`: the names, without blanks. */
+function modelsFrom(value: string | undefined): { models?: string[] } {
+  const names = (value ?? '')
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
+  return names.length > 0 ? { models: names } : {};
 }
 
 /** Fewer tokens than this is not a chat model's context window but a mistake (a value in thousands, say). */

@@ -2,6 +2,7 @@ import { Context } from '@temporalio/activity';
 import type OpenAI from 'openai';
 import type { ToolReply } from '../shared/tool-reply.js';
 import {
+  DEFAULT_TIMEOUT_MS,
   ExtractionInputTooLong,
   extractionMessages,
   webFetch,
@@ -11,6 +12,7 @@ import {
   type WebFetchInput,
 } from '../web/fetch/index.js';
 import { budgetAfterOverflow, budgetForContextTokens, isContextOverflow, messagesSize } from './context-window.js';
+import type { WebFetchSettings } from './web-fetch-settings.js';
 import {
   webSearch,
   WebSearchError,
@@ -29,23 +31,56 @@ export interface WebSettings {
    * context window (tokens), pages are cut to fit it before they are sent.
    */
   extraction?: { client: OpenAI; model: string; contextTokens?: number | undefined };
+  /** Whether this worker offers webFetch, and its extraction threshold; `false`: it refuses the calls it is sent. */
+  fetch: WebFetchSettings | false;
 }
 
+/** Less of the call's time than this left for a retry is not worth one. */
+const minimumAttemptMs = 2_000;
+
 /** The web tools' activities. Configuration (engine keys) stays in the worker; only the query and results enter history. */
-export function createWebActivities({ search, fetchAllow, extraction }: WebSettings) {
+export function createWebActivities({ search, fetchAllow, extraction, fetch }: WebSettings) {
   const extract = extraction ? createExtractor(extraction) : undefined;
 
   return {
+    /**
+     * webFetch. Its 60 seconds (`timeoutMs`) are the whole call, retries included: the first attempt has them all, a retry what is
+     * left since the call was scheduled (by the server's clock), and a timeout is not tried again.
+     */
     async fetchWebPage(input: WebFetchInput): Promise<ToolReply<string>> {
+      if (fetch === false) {
+        return {
+          ok: false,
+          error: 'webFetch is not enabled on this worker (ARBOR_WEB_FETCH=on, or createArborWorker({ webFetch: true })).',
+        };
+      }
+      const { info } = Context.current();
+      const callMs = fetch.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+      const left = info.attempt <= 1 ? callMs : Math.min(callMs, info.scheduledTimestampMs + callMs - Date.now());
+      if (info.attempt > 1 && left < minimumAttemptMs) {
+        return {
+          ok: false,
+          error: `webFetch gave up on ${input.url}: ${info.attempt - 1} attempts failed and the call's ${callMs / 1000} seconds are used up.`,
+        };
+      }
       try {
         const result = await webFetch(input, {
           allow: fetchAllow,
           signal: Context.current().cancellationSignal,
+          timeoutMs: left,
+          ...(fetch.extractionThresholdBytes !== undefined ? { extractionThresholdBytes: fetch.extractionThresholdBytes } : {}),
           ...(extract ? { extract } : {}),
         });
         return { ok: true, result };
       } catch (error) {
-        // Timeouts, network errors, 408/429/5xx are worth Temporal's retries; the rest the model should read.
+        // The call's time is spent: the model reads that, and no retry makes it wait longer.
+        if (error instanceof WebFetchError && error.code === 'TIMEOUT') {
+          return {
+            ok: false,
+            error: `${error.message} webFetch's ${callMs / 1000} seconds are the whole call; it is not tried again.`,
+          };
+        }
+        // Network errors, 408/429/5xx are worth Temporal's retries (within the call's time); the rest the model should read.
         if (error instanceof WebFetchError && !error.retryable) return { ok: false, error: error.message };
         throw error;
       }
@@ -70,12 +105,12 @@ function createExtractor(extraction: { client: OpenAI; model: string; contextTok
   let budget = extraction.contextTokens === undefined ? Infinity : budgetForContextTokens(extraction.contextTokens);
   // The request's size in the budget's measure, less the page content.
   const overhead = (prompt: string, url: string) => messagesSize(extractionMessages('', prompt, url));
-  const extract: Extractor = async (content, prompt, url) => {
+  const extract: Extractor = async (content, prompt, url, signal) => {
     const messages = extractionMessages(content, prompt, url);
     try {
       const completion = await extraction.client.chat.completions.create(
         { model: extraction.model, messages },
-        { signal: Context.current().cancellationSignal },
+        { signal: signal ?? Context.current().cancellationSignal },
       );
       return boundExtraction(completion.choices[0]?.message.content ?? '');
     } catch (error) {

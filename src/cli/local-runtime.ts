@@ -4,6 +4,7 @@ import proto from '@temporalio/proto';
 import { connectClient, type ConnectionSettings } from '../client/connection.js';
 import { startDevServer, isServerReachable, type DevServer } from '../temporal/dev-server.js';
 import { createArborWorker, type ArborWorker } from '../worker/create-worker.js';
+import { webFetchFromEnv } from '../activities/web-fetch-settings.js';
 import { checkServerAnswers } from './server-reach.js';
 import { describeRunningServer, embeddedDatabase, takeLock } from './dev-lock.js';
 import { UsageError } from './usage-error.js';
@@ -76,7 +77,7 @@ export async function startInProcessWorker(
   settings: ConnectionSettings,
   tools: readonly ToolDefinition[] = [],
 ): Promise<{ worker: ArborWorker; run: Promise<void> }> {
-  const worker = await createArborWorker({ connection: settings, tools });
+  const worker = await createArborWorker({ connection: settings, tools, webFetch: webFetchFromEnv(process.env, true) });
   const run = worker.run();
   return { worker, run };
 }

@@ -52,6 +52,8 @@ export interface SubAgentFinished {
   sub_session_id: string;
   status: SessionStatus;
   final_message: string | null;
+  /** Why a failed sub-agent failed (its last turn's error), when it says. */
+  error?: string;
 }
 export const maxMessageLength = 200_000;
 
@@ -310,6 +312,8 @@ export interface SessionResult {
   session_id: string;
   status: SessionStatus;
   final_message: string | null;
+  /** Why a failed session failed (its last turn's error, such as a model the endpoint does not serve), when it says. */
+  error?: string;
 }
 
 /**

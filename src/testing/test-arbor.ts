@@ -3,6 +3,7 @@ import type { Duration } from '@temporalio/common';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, makeTelemetryFilterString, Runtime, type LogLevel, type WorkerOptions } from '@temporalio/worker';
 import type { ModelSettings } from '../activities/model-settings.js';
+import type { WebFetchSettings } from '../activities/web-fetch-settings.js';
 import { ArborClient } from '../client/arbor-client.js';
 import type { SessionHandle } from '../client/session-handle.js';
 import type { SessionOptions } from '../shared/session.js';
@@ -49,6 +50,8 @@ export interface TestArborOptions {
   loopLimits?: { min_interval_seconds?: number; max_age_seconds?: number };
   /** Time zone of cron expressions (default UTC). */
   cronTimezone?: string;
+  /** Whether sessions are offered webFetch (`true`, or its settings), as `createArborWorker({ webFetch })` (default: not offered). */
+  webFetch?: boolean | WebFetchSettings;
   /** How long the helpers wait by default, in wall-clock milliseconds (default 30,000). */
   waitTimeoutMs?: number;
   /** Extra Worker options (a smaller workflow cache, say). */
@@ -114,6 +117,7 @@ export async function createTestArbor(options: TestArborOptions = {}): Promise<T
       workerOptions: options.workerOptions,
       activities: {
         search: { engines: [] },
+        webFetch: options.webFetch === true ? {} : (options.webFetch ?? false),
         questionTimeoutSeconds: options.questionTimeoutSeconds,
         cronTimezone: options.cronTimezone,
         ...(options.loopLimits ? { loopLimits: options.loopLimits } : {}),

@@ -7,6 +7,7 @@ import { buildCatalogue } from '../tools/catalogue.js';
 import { createSessionWorkers } from './session-workers.js';
 import type { ToolDefinition } from '../tools/define.js';
 import { automationDisallowedToolsFromEnv, checkAutomationDisallowedTools } from '../activities/automation-disallowed-tools.js';
+import { webFetchFromEnv, type WebFetchSettings } from '../activities/web-fetch-settings.js';
 
 export interface ArborWorkerOptions {
   connection?: ConnectionSettings;
@@ -29,6 +30,12 @@ export interface ArborWorkerOptions {
    * else none. A name no tool can have throws before anything connects.
    */
   automationDisallowedTools?: readonly string[];
+  /**
+   * Whether new sessions are offered webFetch (`true`, or its settings: `{ extractionThresholdBytes }`, default 50,000),
+   * as the tool specification has it only where the worker enables it. Default: ARBOR_WEB_FETCH (`on`/`off`), off
+   * when unset; the CLI's workers (`arbor run`, `chat`, `dev`, `worker`) offer it unless ARBOR_WEB_FETCH=off.
+   */
+  webFetch?: boolean | WebFetchSettings;
 }
 
 export interface ArborWorker {
@@ -51,6 +58,7 @@ export async function createArborWorker(options: ArborWorkerOptions = {}): Promi
     options.automationDisallowedTools === undefined
       ? automationDisallowedToolsFromEnv()
       : checkAutomationDisallowedTools(options.automationDisallowedTools);
+  const webFetch = options.webFetch === undefined ? webFetchFromEnv() : options.webFetch === true ? {} : options.webFetch;
   const clientConnection = await Connection.connect(settings.connectionOptions as Parameters<typeof Connection.connect>[0]);
   let nativeConnection: NativeConnection | undefined;
   try {
@@ -68,7 +76,7 @@ export async function createArborWorker(options: ArborWorkerOptions = {}): Promi
       searchAttributes,
       workflowBundlePath: options.workflowBundlePath,
       workerOptions: options.workerOptions,
-      activities: { automationDisallowedTools },
+      activities: { automationDisallowedTools, webFetch },
     });
     const connection = nativeConnection;
     return {

@@ -67,6 +67,11 @@ const arborSessionV2Changes = ['continue-as-new-with-queued-messages', 'sub-agen
  * - `sub-agents-not-given-automation-tools-by-default`: a sub-agent whose parent's `subAgent` call names no tools gets
  *   the parent's tools less the automation tools (`withheldFromSubAgentsByDefault`), as an explicit list in its input;
  *   before, it got all of the parent's. Asked only for such a call in a session that has automation tools.
+ * - `sub-agent-model-checked`: a `subAgent` call naming a model other than the session's asks the worker (a local
+ *   activity) whether it knows the model, and is refused with the models it knows if not; before, the sub-agent
+ *   started and retried a model its endpoint did not serve. Asked only for such a call.
+ * - `sub-agent-reports-its-error`: a session that ends failed carries its error in its result and in its report to
+ *   its parent; before, the parent read only `failed`. Asked only when a session ends failed with an error.
  */
 type LaterChange =
   | 'first-turn-clock-starts-with-session'
@@ -78,7 +83,9 @@ type LaterChange =
   | 'continue-as-new-waits-for-messages-of-its-task'
   | 'store-writes-settled-after-failure'
   | 'session-input-checked'
-  | 'sub-agents-not-given-automation-tools-by-default';
+  | 'sub-agents-not-given-automation-tools-by-default'
+  | 'sub-agent-model-checked'
+  | 'sub-agent-reports-its-error';
 
 export type SessionChange = (typeof arborSessionChanges)[number] | (typeof arborSessionV2Changes)[number] | LaterChange;
 

@@ -318,6 +318,7 @@ async function tellParent(state: SessionState): Promise<void> {
       sub_session_id: state.identity.session_id,
       status: state.status,
       final_message: state.transcript.finalMessage(),
+      ...failureOf(state),
     });
   } catch {
     // The parent has ended; nobody waits for this report.
@@ -325,5 +326,19 @@ async function tellParent(state: SessionState): Promise<void> {
 }
 
 function result(state: SessionState): SessionResult {
-  return { session_id: state.identity.session_id, status: state.status, final_message: state.transcript.finalMessage() };
+  return {
+    session_id: state.identity.session_id,
+    status: state.status,
+    final_message: state.transcript.finalMessage(),
+    ...failureOf(state),
+  };
 }
+
+/** A failed session says why in its result and its report to its parent (newer runs), so a waiting parent can tell. */
+function failureOf(state: SessionState): { error?: string } {
+  if (state.status !== 'failed' || !state.lastError || !hasChange('sub-agent-reports-its-error')) return {};
+  return { error: state.lastError.slice(0, maxReportedErrorChars) };
+}
+
+/** The most characters of a failed session's error its result and report carry. */
+const maxReportedErrorChars = 2_000;

@@ -160,7 +160,12 @@ export class SubAgents {
     this.state.events.emit({ type: 'sub_agent_started', sub_session_id: id, title: request.title, mode: request.mode });
     const finished = (handle.result() as Promise<SessionResult>).then(
       (result) => {
-        this.finish({ sub_session_id: id, status: result.status, final_message: result.final_message });
+        this.finish({
+          sub_session_id: id,
+          status: result.status,
+          final_message: result.final_message,
+          ...(result.error ? { error: result.error } : {}),
+        });
         return result;
       },
       (error: unknown) => {
@@ -191,7 +196,8 @@ export class SubAgents {
     if (!child || closedStatuses.includes(child.status)) return;
     this.ended(child.sub_session_id, child.title, report.status, report.final_message);
     if (child.mode !== 'async') return;
-    if (report.status === 'failed') this.notifyFailure(child.sub_session_id, child.title);
+    if (report.status === 'failed')
+      this.notifyFailure(child.sub_session_id, child.title, typeof report.error === 'string' ? report.error : undefined);
     else if (report.status !== 'stopped')
       this.notify(child.sub_session_id, child.title, {
         session_id: child.sub_session_id,
@@ -251,10 +257,12 @@ export class SubAgents {
     });
   }
 
-  private notifyFailure(id: string, title: string): void {
+  private notifyFailure(id: string, title: string, error: string | undefined): void {
     this.state.enqueue({
       id: `${subAgentNoticePrefix}${id}`,
-      content: `[Sub-agent notice] Sub-agent "${title}" (sub_session_id ${id}) failed before it finished.`,
+      content:
+        `[Sub-agent notice] Sub-agent "${title}" (sub_session_id ${id}) failed before it finished.` +
+        (error ? ` Its error: ${error.slice(0, 2_000)}` : ''),
       source: 'sub-agent',
     });
   }

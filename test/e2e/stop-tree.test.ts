@@ -2,12 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { listSubtree } from '../../src/client/access/tree-listing.js';
 import { devServerWorkers } from '../support/dev-server-workers.js';
-import { call } from '../support/scripted-model.js';
+import { call, toolResults } from '../support/scripted-model.js';
 import { waitUntil } from '../support/wait.js';
 
 describe('stopping a session tree on the dev server (worker process, fake model)', () => {
   const servers = devServerWorkers('sk-stop-tree');
-  const { model } = servers;
+  const { model, fake } = servers;
 
   /** Waits until visibility lists `size` running sessions in the tree of `rootId`; returns their ids by title. */
   async function runningTree(rootId: string, size: number): Promise<Record<string, string>> {
@@ -52,6 +52,52 @@ describe('stopping a session tree on the dev server (worker process, fake model)
     expect(position('Middle')).toBeLessThan(position(root));
     expect(position('Side')).toBeLessThan(position(root));
     for (const id of Object.values(ids)) expect((await temporal.workflow.getHandle(id).describe()).status.name).toBe('CANCELLED');
+  }, 120_000);
+
+  it('reports only the sessions each stop stopped: a grandchild, then its parent by stopSubAgent, then the root by stop()', async () => {
+    const tag = randomUUID();
+    const root = `counting root ${tag}`;
+    let ids: Record<string, string> = {};
+    model
+      .script(
+        root,
+        call('subAgent', { title: 'Parent', instruction: `parent ${tag}` }),
+        { content: 'Started.' },
+        () => call('stopSubAgent', { sub_session_id: ids['Leaf one'] }),
+        () => call('stopSubAgent', { sub_session_id: ids.Parent }),
+        { content: 'Stopped both.' },
+      )
+      .script(
+        `parent ${tag}`,
+        call('subAgent', { title: 'Leaf one', instruction: `leaf one ${tag}` }),
+        call('subAgent', { title: 'Leaf two', instruction: `leaf two ${tag}` }),
+        { content: 'Leaves started.' },
+      )
+      .script(`leaf one ${tag}`, call('wait', { seconds: 3600, reason: 'leaf one' }))
+      .script(`leaf two ${tag}`, call('wait', { seconds: 3600, reason: 'leaf two' }));
+    const session = await servers.client.startSession({ instruction: root });
+    ids = await runningTree(session.id, 4);
+    for (const leaf of ['Leaf one', 'Leaf two'])
+      await waitUntil(async () => (await servers.client.session(ids[leaf]!).snapshot()).waiting !== null, 60_000);
+
+    const messageId = await session.send('Stop the first leaf, then its parent.');
+    await session.waitUntilIdle({ messageId, timeoutMs: 60_000 });
+    const [first, second] = toolResults(fake.requestsFor(root).at(-1)!)
+      .slice(-2)
+      .map((text) => JSON.parse(text));
+    expect(first).toEqual({ stopped_sessions: [{ sub_session_id: ids['Leaf one'], title: 'Leaf one' }], total_stopped: 1 });
+    expect(second).toEqual({
+      stopped_sessions: [
+        { sub_session_id: ids['Leaf two'], title: 'Leaf two' },
+        { sub_session_id: ids.Parent, title: 'Parent' },
+      ],
+      total_stopped: 2,
+    });
+
+    expect(await session.stop()).toEqual({
+      stopped_sessions: [{ sub_session_id: session.id, title: expect.any(String) }],
+      total_stopped: 1,
+    });
   }, 120_000);
 
   it('stops the sub-agents a terminated root left running, each subtree leaves first', async () => {

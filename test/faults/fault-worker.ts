@@ -71,6 +71,7 @@ export function faultWorker(apiKey: string, options: FaultWorkerOptions = {}) {
         },
         search: { engines: [] },
         fetchAllow: parseAllowList(options.fetchAllow),
+        webFetch: {},
       }),
     });
 

@@ -120,7 +120,12 @@ describe('model faults from an OpenAI-compatible endpoint (dev server, fake mode
           { content: 'Recovered.' },
         );
         expect(snapshot.status).toBe('idle');
-        expect(snapshot.last_error).toBe(`The model call failed: the model endpoint refused the request (${status} ${reason})`);
+        // A 404 names the model: most often one the endpoint does not serve.
+        const refusal =
+          status === 404
+            ? `the model endpoint answered 404 for model "fake-model": it does not serve that model, or OPENAI_BASE_URL is not its API root`
+            : 'the model endpoint refused the request';
+        expect(snapshot.last_error).toBe(`The model call failed: ${refusal} (${status} ${reason})`);
         expect(snapshot.last_message).toMatchObject({ role: 'error', content: snapshot.last_error });
         expect(requests()).toHaveLength(1);
         expect(await attempts(session.id)).toEqual([1]);

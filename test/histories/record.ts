@@ -89,6 +89,7 @@ async function record(
         client: env.client,
         model: { apiKey: 'sk-record', baseURL: fake.baseURL, defaultModel: model, requestTimeoutMs: 5_000 },
         loopLimits: { min_interval_seconds: 1 },
+        webFetch: {},
         ...(options.tools ? { hostTools: buildCatalogue(options.tools) } : {}),
       }),
       ...hostToolActivities(options.tools ?? [], taskQueue).get(taskQueue),
@@ -452,6 +453,26 @@ try {
     const { message_id } = await workflow.executeUpdate(sendMessageUpdate, { args: [{ content: 'Plan the paths.' }] });
     await session.waitUntilIdle({ messageId: message_id });
   });
+  // A sub-agent model the endpoint does not list is refused before any sub-agent starts (sub-agent-model-checked); one it
+  // lists but answers 404 for fails the sub-agent's turn at once, and its result says why (sub-agent-reports-its-error).
+  // The first file is the parent's history, the second the failing sub-agent's.
+  fake.models = ['fake-model', 'gone-model'];
+  for (const [name, of] of [
+    ['sub-agent-models', undefined],
+    ['sub-agent-model-not-found', async (session: SessionHandle) => (await session.snapshot()).children[0]!.sub_session_id],
+  ] as const) {
+    model
+      .script(
+        'Pick models.',
+        call('subAgent', { title: 'Ghost', instruction: 'Ghost part.', mode: 'sync', model: 'ghost-model' }),
+        call('subAgent', { title: 'Gone', instruction: 'Gone part.', mode: 'sync', model: 'gone-model' }),
+        { content: 'Models tried.' },
+      )
+      .script('Gone part.', { status: 404, body: { error: { message: 'The model `gone-model` does not exist' } } });
+    const steps = async (session: SessionHandle) => void (await session.waitUntilIdle());
+    await record(name, 'fake-model', { instruction: 'Pick models.' }, steps, of ? { of } : {});
+  }
+  fake.models = undefined;
   // Inputs the workflow refuses: a session started with a string, a memory store with no owner. Each fails at once.
   for (const [type, input] of [
     [sessionWorkflowType, 'Plan a garden.'],

@@ -45,6 +45,8 @@ export class FakeOpenAI {
   private server: Server | undefined;
   private counter = 0;
   fallback: (request: RecordedRequest) => FakeReply = () => ({ content: 'fallback answer' });
+  /** The models `GET /models` lists; unset, that route answers 404 like any other unknown one. */
+  models: string[] | undefined;
 
   get baseURL(): string {
     const address = this.server?.address() as AddressInfo | undefined;
@@ -77,6 +79,11 @@ export class FakeOpenAI {
   private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
+    if (request.method === 'GET' && request.url?.endsWith('/models') && this.models) {
+      const data = this.models.map((id) => ({ id, object: 'model', created: 0, owned_by: 'fake' }));
+      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data }));
+      return;
+    }
     if (request.method !== 'POST' || !request.url?.endsWith('/chat/completions')) {
       response
         .writeHead(404, { 'content-type': 'application/json' })

@@ -40,7 +40,7 @@ export async function withWorker<T>(
     taskQueue,
     workflowBundle: await workflowBundle(),
     activities: {
-      ...createActivities({ client: env.client, model, searchAttributes: false, search: { engines: [] }, ...extra }),
+      ...createActivities({ client: env.client, model, searchAttributes: false, search: { engines: [] }, webFetch: {}, ...extra }),
       ...replaced,
     },
   });

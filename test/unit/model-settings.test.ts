@@ -21,6 +21,11 @@ describe('modelSettingsFromEnv', () => {
     expect(modelSettingsFromEnv({}).fetchModel).toBeUndefined();
   });
 
+  it('reads ARBOR_MODELS as more models a sub-agent may name, without blanks', () => {
+    expect(modelSettingsFromEnv({ ARBOR_MODELS: ' llama3.1, ,qwen2.5-coder ' }).models).toEqual(['llama3.1', 'qwen2.5-coder']);
+    expect(modelSettingsFromEnv({ ARBOR_MODELS: ' , ' })).not.toHaveProperty('models');
+  });
+
   it('defaults to gpt-4o-mini when only a base URL is set', () => {
     const settings = modelSettingsFromEnv({ OPENAI_BASE_URL: 'http://localhost:11434/v1' });
     expect(settings.defaultModel).toBe('gpt-4o-mini');

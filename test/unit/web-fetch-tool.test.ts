@@ -466,12 +466,15 @@ describe('webFetch extraction', () => {
     expect(result).toContain('extracted for the prompt by a helper model');
   });
 
-  it('applies the prompt with the extractor below the threshold too, when one is configured', async () => {
+  it('returns content within the threshold whole, without the extractor, and says plainly that the prompt was not applied', async () => {
     calls.length = 0;
     const result = await webFetch({ url: `${server.origin}/sized?bytes=2000`, prompt: 'Short question' }, { ...options, extract });
-    expect(calls).toHaveLength(1);
-    expect(calls[0]![0]).toHaveLength(2_000);
-    expect(result).toContain('EXTRACTED(Short question) from 2000 bytes');
+    expect(calls).toHaveLength(0);
+    const body = /<untrusted_web_content[^>]*>\n([\s\S]*)\n<\/untrusted_web_content>$/.exec(result)?.[1];
+    expect(body).toHaveLength(2_000);
+    expect(result).toContain(
+      'Prompt: not applied: the content is within the 50,000 bytes extraction threshold, so it is shown whole for you to read.',
+    );
   });
 
   it('returns content below the threshold raw when no extractor is configured', async () => {
@@ -479,6 +482,20 @@ describe('webFetch extraction', () => {
     const body = /<untrusted_web_content[^>]*>\n([\s\S]*)\n<\/untrusted_web_content>$/.exec(result)?.[1];
     expect(body).toHaveLength(2_000);
     expect(result).not.toContain('truncated');
+  });
+
+  it("counts the extraction in the call's time: a helper model slower than what is left is cut off and the content shown", async () => {
+    const slow: Extractor = (_content, _prompt, _url, signal) =>
+      new Promise((_resolve, reject) => signal?.addEventListener('abort', () => reject(new Error('aborted')), { once: true }));
+    const started = Date.now();
+    const result = await webFetch(
+      { url: `${server.origin}/sized?bytes=5000`, prompt: PROMPT },
+      { ...options, extract: slow, extractionThresholdBytes: 1_000, timeoutMs: 1_500 },
+    );
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(result).toContain("extraction by the helper model failed (it did not answer within the call's 1.5 seconds)");
+    expect(result).toContain('Prompt: not applied: the helper model could not apply it (see the notes).');
+    expect(result).toContain('the content has 5,000 bytes; only the first 1,000 bytes are shown');
   });
 
   it('truncates content above the threshold to the threshold, with a note, when no extractor is configured', async () => {
@@ -489,7 +506,8 @@ describe('webFetch extraction', () => {
     const body = /<untrusted_web_content[^>]*>\n([\s\S]*)\n<\/untrusted_web_content>$/.exec(result)?.[1] ?? '';
     expect(body.startsWith('The quick brown fox')).toBe(true);
     expect(body.split('\n\n[… truncated]')[0]).toHaveLength(1_000);
-    expect(result).toContain('the content has 5,000 bytes; only the first 1,000 bytes are shown (no extraction model is configured');
+    expect(result).toContain('the content has 5,000 bytes; only the first 1,000 bytes are shown');
+    expect(result).toContain('Prompt: not applied: no extraction model is configured on this worker, so the content is shown as fetched.');
   });
 
   it('cuts very large content before handing it to the extractor', async () => {
@@ -530,7 +548,10 @@ describe('webFetch extraction', () => {
 
   it('tries again with the page cut to what the model said it takes, and says how much was used', async () => {
     const { extractor, sizes } = windowedExtractor(12_000);
-    const result = await webFetch({ url: `${server.origin}/sized?bytes=30000`, prompt: PROMPT }, { ...options, extract: extractor });
+    const result = await webFetch(
+      { url: `${server.origin}/sized?bytes=30000`, prompt: PROMPT },
+      { ...options, extract: extractor, extractionThresholdBytes: 1_000 },
+    );
     expect(sizes[0]).toBe(30_000);
     expect(sizes).toHaveLength(2);
     expect(sizes[1]).toBeLessThanOrEqual(12_000);
@@ -540,7 +561,10 @@ describe('webFetch extraction', () => {
 
   it("cuts the page to the model's known window before the first call", async () => {
     const { extractor, sizes } = windowedExtractor(12_000, 8_000);
-    const result = await webFetch({ url: `${server.origin}/sized?bytes=30000`, prompt: PROMPT }, { ...options, extract: extractor });
+    const result = await webFetch(
+      { url: `${server.origin}/sized?bytes=30000`, prompt: PROMPT },
+      { ...options, extract: extractor, extractionThresholdBytes: 1_000 },
+    );
     expect(sizes).toHaveLength(1);
     expect(sizes[0]).toBeLessThan(8_200);
     expect(result).toContain('from the first 8,000 bytes of 30,000 bytes');
@@ -561,7 +585,10 @@ describe('webFetch extraction', () => {
       calls++;
       throw new ExtractionInputTooLong(Buffer.byteLength(content) - 5_000, 'still too long');
     };
-    const refused = await webFetch({ url: `${server.origin}/sized?bytes=40000`, prompt: PROMPT }, { ...options, extract: stubborn });
+    const refused = await webFetch(
+      { url: `${server.origin}/sized?bytes=40000`, prompt: PROMPT },
+      { ...options, extract: stubborn, extractionThresholdBytes: 1_000 },
+    );
     expect(calls).toBe(3);
     expect(refused).toContain('extraction by the helper model failed (still too long)');
   });

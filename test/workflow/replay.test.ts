@@ -75,6 +75,15 @@ describe('committed histories', () => {
     expect([after.started, after.text.includes(marker)]).toEqual([1, true]);
   });
 
+  it('include a sub-agent model refused before any sub-agent starts, and a sub-agent whose model answered 404 saying why it failed', async () => {
+    const histories = await committedHistories();
+    const text = (name: string) =>
+      JSON.stringify(histories.find((history) => history.workflowId === `${sessionWorkflowType}/${name}.json`)!.history);
+    const marker = (id: string) => Buffer.from(JSON.stringify({ id, deprecated: false })).toString('base64');
+    expect(text('sub-agent-models')).toContain(marker('sub-agent-model-checked'));
+    expect(text('sub-agent-model-not-found')).toContain(marker('sub-agent-reports-its-error'));
+  });
+
   it('include a message that raced a continue-as-new, from before and after continue-as-new-waits-for-messages-of-its-task', async () => {
     const histories = await committedHistories();
     const marker = Buffer.from(JSON.stringify({ id: 'continue-as-new-waits-for-messages-of-its-task', deprecated: false })).toString(

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { SessionHandle } from '../../src/client/session-handle.js';
 import type { SessionInput } from '../../src/shared/session.js';
 import { call, toolResults } from '../support/scripted-model.js';
+import type { RecordedRequest } from '../support/fake-openai.js';
 import { withWorker } from '../support/time-skipping.js';
 import { scriptedTimeSkipping } from '../support/scripted-time-skipping.js';
 import { waitUntil } from '../support/wait.js';
@@ -276,6 +277,115 @@ describe('sub-agents (time-skipping server, scripted model)', () => {
       expect(results[0]).toMatch(/^Error: A session cannot target itself/);
       for (const result of results.slice(1)) expect(result).toMatch(/^Error: Session [0-9a-f-]{36} is not a sub-agent of this session/);
     });
+  });
+
+  it("lets a sub-agent list and read its sibling, as the tool specification's tree scope says, but not stop or message it", async () => {
+    const root = unique('root siblings');
+    const reader = unique('reader sibling');
+    const other = unique('other sibling');
+    let siblingId: string | undefined;
+    // The reader lists the tree until its sibling shows, then reads it, tries to stop and message it, and reads the root.
+    const readerStep = (request: RecordedRequest) => {
+      const results = toolResults(request);
+      const last = results.at(-1);
+      if (siblingId === undefined) {
+        const listed = last ? (JSON.parse(last) as { sub_session_id: string; title: string }[]) : [];
+        siblingId = listed.find((entry) => entry.title === 'Other')?.sub_session_id;
+        if (siblingId === undefined) return call('listSubAgent', {});
+        return call('getSubAgentMessage', { sub_session_id: siblingId });
+      }
+      const calls = [
+        call('stopSubAgent', { sub_session_id: siblingId }),
+        call('sendMessageToSubAgent', { sub_session_id: siblingId, message: 'hello' }),
+        call('getSubAgentMessage', { sub_session_id: rootId }),
+      ];
+      return calls[results.filter((text) => !text.startsWith('[')).length - 1] ?? { content: 'Reader done.' };
+    };
+    let rootId = '';
+    model.script(
+      root,
+      {
+        toolCalls: [
+          { name: 'subAgent', arguments: JSON.stringify({ title: 'Reader', instruction: reader }) },
+          { name: 'subAgent', arguments: JSON.stringify({ title: 'Other', instruction: other }) },
+        ],
+      },
+      { content: 'Both started.' },
+      { content: 'Noted.' },
+      { content: 'Noted.' },
+    );
+    model.script(reader, ...Array.from({ length: 30 }, () => readerStep));
+    model.script(other, { content: 'Other is done.', delayMs: 3_000 });
+    await withWorker(scripted.env, scripted.settings, async (taskQueue) => {
+      const session = await start(taskQueue, { instruction: root });
+      rootId = session.id;
+      await waitUntil(async () => {
+        const { children } = await session.snapshot();
+        return children.length === 2 && children.every((child) => child.status === 'completed');
+      }, 60_000);
+      const results = toolResults(fake.requestsFor(reader).at(-1)!);
+      const listed = JSON.parse(results.find((text) => text.includes('"title":"Other"'))!);
+      expect(listed.map((entry: { title: string }) => entry.title)).toEqual(['Other']);
+      const [read, stop, send, readRoot] = results.slice(-4);
+      expect(JSON.parse(read!)).toMatchObject({ sub_session_id: siblingId, sub_session_title: 'Other' });
+      expect(stop).toMatch(/^Error: Session [0-9a-f-]{36} is not a sub-agent of this session/);
+      expect(send).toMatch(/^Error: Session [0-9a-f-]{36} is not a sub-agent of this session/);
+      expect(readRoot).toMatch(/^Error: Session [0-9a-f-]{36} is not a sub-agent in this session's tree/);
+    });
+  });
+
+  it('refuses a sub-agent model the endpoint does not list, naming the models the worker knows, and runs one it lists', async () => {
+    const root = unique('root models');
+    const listed = unique('child listed model');
+    model.script(
+      root,
+      call('subAgent', { title: 'Ghost', instruction: unique('child ghost model'), mode: 'sync', model: 'ghost-model' }),
+      call('subAgent', { title: 'Small', instruction: listed, mode: 'sync', model: 'small-model' }),
+      { content: 'Root done.' },
+    );
+    model.script(listed, { content: 'Small model answered.' });
+    fake.models = ['tree-model', 'small-model'];
+    try {
+      await withWorker(scripted.env, scripted.settings, async (taskQueue) => {
+        const session = await start(taskQueue, { instruction: root });
+        const snapshot = await session.waitUntilIdle({ timeoutMs: 30_000 });
+        const [refused, ran] = toolResults(fake.requestsFor(root)[2]!);
+        expect(refused).toMatch(/^Error: Model "ghost-model" is not one this worker knows, so no sub-agent was started/);
+        expect(refused).toContain('Models it knows: tree-model, demo, small-model.');
+        expect(JSON.parse(ran!)).toMatchObject({ status: 'completed', content: 'Small model answered.' });
+        expect(fake.requestsFor(listed)[0]!.body.model).toBe('small-model');
+        expect(fake.requests.some((request) => request.body.model === 'ghost-model')).toBe(false);
+        expect(snapshot.children.map((child) => child.title)).toEqual(['Small']);
+      });
+    } finally {
+      fake.models = undefined;
+    }
+  });
+
+  it("ends a sync sub-agent's turn at once when its model answers 404, and the parent reads why", async () => {
+    const root = unique('root gone model');
+    const child = unique('child gone model');
+    model.script(root, call('subAgent', { title: 'Gone', instruction: child, mode: 'sync', model: 'gone-model' }), {
+      content: 'Root done.',
+    });
+    model.script(child, {
+      status: 404,
+      body: { error: { message: 'The model `gone-model` does not exist', type: 'invalid_request_error' } },
+    });
+    fake.models = ['tree-model', 'gone-model'];
+    try {
+      await withWorker(scripted.env, scripted.settings, async (taskQueue) => {
+        const session = await start(taskQueue, { instruction: root });
+        await session.waitUntilIdle({ timeoutMs: 30_000 });
+        const result = JSON.parse(toolResults(fake.requestsFor(root)[1]!)[0]!);
+        expect(result).toMatchObject({ status: 'failed', content: '' });
+        expect(result.error).toContain('the model endpoint answered 404 for model "gone-model": it does not serve that model');
+        expect(result.error).toContain('The model `gone-model` does not exist');
+        expect(fake.requestsFor(child)).toHaveLength(1);
+      });
+    } finally {
+      fake.models = undefined;
+    }
   });
 
   it('refuses more running sub-agents than the fan-out limit and unknown tool names', async () => {

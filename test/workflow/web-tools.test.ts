@@ -17,6 +17,8 @@ describe('the web tools in a session (time-skipping server)', () => {
   let searxngUrl: string;
   let pages: Server;
   let pagesUrl: string;
+  /** Requests to /stall, a page that never answers. */
+  let stalled = 0;
   const queries: string[] = [];
 
   beforeAll(async () => {
@@ -33,6 +35,10 @@ describe('the web tools in a session (time-skipping server)', () => {
     await new Promise<void>((resolve) => searxng.listen(0, '127.0.0.1', resolve));
     searxngUrl = `http://127.0.0.1:${(searxng.address() as AddressInfo).port}`;
     pages = createServer((request, response) => {
+      if (request.url === '/stall') {
+        stalled += 1;
+        return;
+      }
       if (request.url === '/big') {
         const paragraphs = Array.from({ length: 2000 }, (_, index) => `<p>Paragraph ${index} about durable agent sessions.</p>`).join('');
         response.writeHead(200, { 'content-type': 'text/html' }).end(`<html><body><main>${paragraphs}</main></body></html>`);
@@ -49,6 +55,7 @@ describe('the web tools in a session (time-skipping server)', () => {
   afterAll(async () => {
     await env?.teardown();
     await new Promise((resolve) => searxng?.close(resolve));
+    pages?.closeAllConnections();
     await new Promise((resolve) => pages?.close(resolve));
   });
 
@@ -120,6 +127,74 @@ describe('the web tools in a session (time-skipping server)', () => {
       },
       { fetchAllow: parseAllowList(undefined) },
     );
+  });
+
+  it("gives a page that never answers one attempt within the call's time, and the model reads the timeout at once", async () => {
+    await withWorker(
+      env,
+      demoModel,
+      async (taskQueue) => {
+        stalled = 0;
+        const started = Date.now();
+        const stallUrl = new URL('/stall', pagesUrl).toString();
+        const tool = await run(taskQueue, { instruction: `/tool webFetch {"url": "${stallUrl}", "prompt": "anything"}` });
+        expect(tool.is_error).toBe(true);
+        expect(tool.content).toContain('timed out after 1 seconds');
+        expect(tool.content).toContain("webFetch's 1 seconds are the whole call; it is not tried again.");
+        expect(stalled).toBe(1);
+        expect(Date.now() - started).toBeLessThan(10_000);
+      },
+      { fetchAllow: parseAllowList('127.0.0.1/32'), webFetch: { timeoutMs: 1_000 } },
+    );
+  });
+
+  it('does not offer webFetch on a worker that does not enable it', async () => {
+    await withWorker(
+      env,
+      demoModel,
+      async (taskQueue) => {
+        const tool = await run(taskQueue, { instruction: `/tool webFetch {"url": "${pagesUrl}", "prompt": "What are sessions?"}` });
+        expect(tool.is_error).toBe(true);
+        expect(tool.content).toMatch(/Unknown tool "webFetch"/);
+      },
+      { fetchAllow: parseAllowList('127.0.0.1/32'), webFetch: false },
+    );
+  });
+
+  it('leaves a page within the extraction threshold to the session model, saying so, and extracts above a threshold the worker sets', async () => {
+    const fake = await new FakeOpenAI().start();
+    try {
+      fake.fallback = () => ({ content: 'Extracted: sessions are workflows.' });
+      const model = { ...demoModel, baseURL: fake.baseURL, apiKey: 'sk-extract', fetchModel: 'small-model' };
+      const fetchAbout = `/tool webFetch {"url": "${pagesUrl}", "prompt": "What are sessions?"}`;
+      await withWorker(
+        env,
+        model,
+        async (taskQueue) => {
+          const tool = await run(taskQueue, { instruction: fetchAbout });
+          expect(tool.content).toContain('**workflows**');
+          expect(tool.content).toContain(
+            'Prompt: not applied: the content is within the 50,000 bytes extraction threshold, so it is shown whole for you to read.',
+          );
+          expect(fake.requests).toHaveLength(0);
+        },
+        { fetchAllow: parseAllowList('127.0.0.1/32') },
+      );
+      await withWorker(
+        env,
+        model,
+        async (taskQueue) => {
+          const tool = await run(taskQueue, { instruction: fetchAbout });
+          expect(tool.content).toContain('Extracted: sessions are workflows.');
+          expect(tool.content).not.toContain('Prompt: not applied');
+          expect(fake.requests).toHaveLength(1);
+        },
+        // Another cache scope than the first worker's, so the page is fetched again.
+        { fetchAllow: parseAllowList('127.0.0.1/32,127.0.0.2/32'), webFetch: { extractionThresholdBytes: 10 } },
+      );
+    } finally {
+      await fake.stop();
+    }
   });
 
   it('has the small model extract what the prompt asks from a page over 50,000 bytes', async () => {

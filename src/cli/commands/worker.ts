@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { createArborWorker } from '../../worker/create-worker.js';
+import { webFetchFromEnv } from '../../activities/web-fetch-settings.js';
 import {
   connectionSettingsFrom,
   withConnectionFlags,
@@ -16,7 +17,8 @@ export const workerCommand = withToolModulesFlag(
   const settings = connectionSettingsFrom(flags);
   const tools = await loadToolModules(toolModulePaths(flags.tools));
   await checkServerAnswers(settings.address);
-  const worker = await createArborWorker({ connection: settings, tools });
+  // The CLI's workers offer webFetch unless ARBOR_WEB_FETCH=off.
+  const worker = await createArborWorker({ connection: settings, tools, webFetch: webFetchFromEnv(process.env, true) });
   process.once('SIGINT', () => worker.shutdown()).once('SIGTERM', () => worker.shutdown());
   const served = tools.length > 0 ? `, serving ${tools.map((tool) => tool.name).join(', ')}` : '';
   process.stderr.write(

@@ -3,10 +3,11 @@ import { snapshotQuery, userMessageSignal } from '../../shared/messages.js';
 import { closedStatuses, type SessionSnapshot, type SessionStatus } from '../../shared/session.js';
 
 import type { ToolReply } from '../../shared/tool-reply.js';
-import { listSubtree } from './tree-listing.js';
+import { listSubtree, type ListedSession } from './tree-listing.js';
 import { rootSessionIdKey, statusKey } from '../../shared/search-attributes.js';
 import { listedStatus } from '../session-list.js';
 import { boundedQuery } from './query-failures.js';
+import { cancelRequestedAt } from './cancel-request-time.js';
 
 type TreeReply<T> = ToolReply<T>;
 
@@ -47,25 +48,50 @@ export function createSessionTree(client: Client, heartbeat: () => void = () => 
     }
   }
 
+  /**
+   * The target's snapshot when the caller may read it: a sub-agent anywhere in the caller's tree (its root's
+   * descendants, the caller's siblings and their sub-agents too), as the tool specification's permission check says
+   * ("root_server_session_id must match"), but not the caller itself nor the root, which is no sub-agent.
+   */
+  async function inSameTree(callerId: string, targetId: string): Promise<TreeReply<SessionSnapshot>> {
+    if (callerId === targetId) return { ok: false, error: 'A session cannot target itself; give the id of another sub-agent.' };
+    const target = await snapshotOf(targetId);
+    if (target?.ancestor_session_ids.includes(callerId)) return { ok: true, result: target };
+    const caller = target && target.parent_session_id !== null ? await snapshotOf(callerId) : undefined;
+    if (!target || !caller || caller.root_session_id !== target.root_session_id) {
+      return { ok: false, error: `Session ${targetId} is not a sub-agent in this session's tree. Use listSubAgent to see them.` };
+    }
+    return { ok: true, result: target };
+  }
+
   /** The target's snapshot when the caller may act on it (a descendant); a refusal otherwise. */
   async function descendant(callerId: string, targetId: string): Promise<TreeReply<SessionSnapshot>> {
     if (callerId === targetId) return { ok: false, error: 'A session cannot target itself; give the id of one of its sub-agents.' };
     const target = await snapshotOf(targetId);
     if (!target || !target.ancestor_session_ids.includes(callerId)) {
-      return { ok: false, error: `Session ${targetId} is not a sub-agent of this session (at any depth). Use listSubAgent to see yours.` };
+      return {
+        ok: false,
+        error: `Session ${targetId} is not a sub-agent of this session (at any depth); this tool reaches only those. Use listSubAgent to see the tree.`,
+      };
     }
     return { ok: true, result: target };
   }
 
   /**
    * How each member of a stopped subtree closed. With visibility (`rootId` given), one more listing answers for most,
-   * and adds sessions it had not indexed before the stop; a member it still shows running is described directly.
+   * and adds sessions it had not indexed before the stop (not those `listedBefore` names: a session it listed closed
+   * had ended before this stop); a member it still shows running is described directly.
    */
-  async function closingsOf(members: { session_id: string; title: string }[], rootId: string | undefined, targetId: string) {
+  async function closingsOf(
+    members: { session_id: string; title: string }[],
+    rootId: string | undefined,
+    targetId: string,
+    listedBefore: readonly ListedSession[] = [],
+  ) {
     const after = rootId
       ? new Map((await listSubtree(client, rootId, targetId))?.map((session) => [session.session_id, session]))
       : undefined;
-    const known = new Set(members.map((member) => member.session_id));
+    const known = new Set([...members, ...listedBefore].map((member) => member.session_id));
     const late = [...(after?.values() ?? [])].filter(
       (session) => !known.has(session.session_id) && session.execution_status === 'CANCELLED',
     );
@@ -102,10 +128,13 @@ export function createSessionTree(client: Client, heartbeat: () => void = () => 
     }
   }
 
-  /** The members that closed as cancelled, in the order they closed. */
-  function stoppedIn(closed: Awaited<ReturnType<typeof closingsOf>>): StoppedSessions {
+  /**
+   * The members that closed as cancelled, in the order they closed; with `since` (the server's time of this stop's
+   * cancel request), only those that closed after it: a session an earlier call stopped is not this call's.
+   */
+  function stoppedIn(closed: Awaited<ReturnType<typeof closingsOf>>, since?: number): StoppedSessions {
     const stopped = closed
-      .filter((entry) => entry.status === 'CANCELLED')
+      .filter((entry) => entry.status === 'CANCELLED' && (since === undefined || entry.closeTime >= since))
       .sort((a, b) => a.closeTime - b.closeTime)
       .map((entry) => ({ sub_session_id: entry.member.session_id, title: entry.member.title }));
     return { stopped_sessions: stopped, total_stopped: stopped.length };
@@ -126,7 +155,7 @@ export function createSessionTree(client: Client, heartbeat: () => void = () => 
     const running = new Set(members.map((member) => member.session_id));
     const orphans = members.filter((member) => !member.parent_session_id || !running.has(member.parent_session_id));
     await cancelAndWait(orphans.map((member) => member.session_id));
-    return { ok: true, result: stoppedIn(await closingsOf(members, listed ? rootId : undefined, targetId)) };
+    return { ok: true, result: stoppedIn(await closingsOf(members, listed ? rootId : undefined, targetId, listed)) };
   }
 
   /** Every session below `rootId`, walking down through the children each one records. */
@@ -164,9 +193,11 @@ export function createSessionTree(client: Client, heartbeat: () => void = () => 
     /** The session and everything below it, closed sessions included. */
     tree: treeOf,
 
+    /** The active sub-agents of the session's whole tree, every depth, the session's siblings too (not itself). */
     async listSubAgents(sessionId: string): Promise<SubAgentListing[]> {
-      return (await subtree(sessionId, false))
-        .filter((snapshot) => activeStatuses.includes(snapshot.status))
+      const rootId = (await snapshotOf(sessionId))?.root_session_id ?? sessionId;
+      return (await subtree(rootId, false))
+        .filter((snapshot) => snapshot.session_id !== sessionId && activeStatuses.includes(snapshot.status))
         .map((snapshot) => ({
           sub_session_id: snapshot.session_id,
           title: snapshot.title,
@@ -177,7 +208,7 @@ export function createSessionTree(client: Client, heartbeat: () => void = () => 
     },
 
     async getSubAgentMessage(callerId: string, targetId: string): Promise<TreeReply<Record<string, unknown>>> {
-      const checked = await descendant(callerId, targetId);
+      const checked = await inSameTree(callerId, targetId);
       if (!checked.ok) return checked;
       const target = checked.result;
       const transcript = target.last_message;
@@ -238,10 +269,8 @@ export function createSessionTree(client: Client, heartbeat: () => void = () => 
         ? listed.filter((session) => session.execution_status === 'RUNNING')
         : [target, ...(await subtree(targetId, false))].map(({ session_id, title }) => ({ session_id, title }));
       await cancelAndWait([targetId]);
-      return {
-        ok: true,
-        result: stoppedIn(await closingsOf(members, listed !== undefined ? target.root_session_id : undefined, targetId)),
-      };
+      const closed = await closingsOf(members, listed !== undefined ? target.root_session_id : undefined, targetId, listed);
+      return { ok: true, result: stoppedIn(closed, await cancelRequestedAt(client, targetId)) };
     },
   };
 }

@@ -32,13 +32,14 @@ export const subAgent = defineTool({
 
 export const listSubAgent = defineTool({
   name: 'listSubAgent',
-  description: 'List the active sub-agent sessions in your subtree (all depths), with their status.',
+  description:
+    'List the active sub-agent sessions of the whole session tree (every depth, your siblings too; not yourself), with their status.',
   input: () => z.object({}),
 });
 
 export const getSubAgentMessage = defineTool({
   name: 'getSubAgentMessage',
-  description: 'Get the latest message of one of your sub-agents (any depth), to check its output or progress.',
+  description: 'Get the latest message of a sub-agent anywhere in this session tree (not yourself), to check its output or progress.',
   input: () => z.object({ sub_session_id: sessionId() }),
 });
 

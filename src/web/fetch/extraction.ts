@@ -3,8 +3,11 @@
  * The activity supplies the function that calls the model; nothing here talks to a network.
  */
 
-/** Asks a small fast model to pull what `prompt` wants out of `content` (fetched from `url`). */
-export type Extractor = ((content: string, prompt: string, url: string) => Promise<string>) & {
+/**
+ * Asks a small fast model to pull what `prompt` wants out of `content` (fetched from `url`); `signal` ends the request
+ * when the call's time runs out.
+ */
+export type Extractor = ((content: string, prompt: string, url: string, signal?: AbortSignal) => Promise<string>) & {
   /** The most bytes of content the extractor's model takes with this prompt, where known (its window, or what it refused). */
   maxInputBytes?: (prompt: string, url: string) => number | undefined;
 };

@@ -1,7 +1,7 @@
 /**
  * The webFetch tool: fetch a public http(s) URL, turn it into readable text (HTML to Markdown; text and JSON as
- * they are), and return it to the model, with the prompt applied by a small model when one is configured and always
- * when the content is large. Results are marked as untrusted web content. Failures throw WebFetchError, whose message
+ * they are), and return it to the model, with the prompt applied by a small model when the content is over the
+ * extraction threshold (and one is configured); the header says when the prompt was not applied, and why. Results are marked as untrusted web content. Failures throw WebFetchError, whose message
  * is meant for the model.
  */
 import { EMPTY_ALLOW_LIST, type AllowList } from './address-policy.js';
@@ -35,6 +35,17 @@ const minimumExtractorInputBytes = 2_000;
 
 type Extraction = { ok: true; body: string; maxInput: number } | { ok: false; reason: string };
 
+/** Less time than this left of the call is not worth a call to the helper model. */
+const minimumExtractionMs = 1_000;
+
+/** A signal that aborts with the caller's, or with `reason` once `ms` have passed. */
+function withDeadline(signal: AbortSignal | undefined, ms: number, reason: string): AbortSignal {
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(new Error(reason)), ms);
+  timer.unref?.();
+  return signal ? AbortSignal.any([signal, deadline.signal]) : deadline.signal;
+}
+
 /**
  * Runs the extractor on the page's content, cut to what the extractor's model takes: the configured limit, the
  * model's known window, and after a refusal as too long, the smaller size the refusal allows.
@@ -45,7 +56,8 @@ async function extractWithin(
   size: number,
   prompt: string,
   url: string,
-  configuredMax?: number,
+  configuredMax: number | undefined,
+  signal: AbortSignal,
 ): Promise<Extraction> {
   let maxInput = Math.min(configuredMax ?? DEFAULT_EXTRACTOR_INPUT_MAX_BYTES, extract.maxInputBytes?.(prompt, url) ?? Infinity);
   for (let refits = 0; ; refits++) {
@@ -60,8 +72,9 @@ async function extractWithin(
         ? `${truncateUtf8(content, maxInput)}\n\n[Content cut here: the page has ${formatBytes(size)}; only the first ${formatBytes(maxInput)} are shown.]`
         : content;
     try {
-      return { ok: true, body: await extract(input, prompt, url), maxInput };
+      return { ok: true, body: await extract(input, prompt, url, signal), maxInput };
     } catch (error) {
+      if (signal.aborted) return { ok: false, reason: signal.reason instanceof Error ? signal.reason.message : String(signal.reason) };
       if (error instanceof ExtractionInputTooLong && refits < extractionRefits && error.maxBytes < Math.min(maxInput, size)) {
         maxInput = error.maxBytes;
         continue;
@@ -76,11 +89,14 @@ export interface WebFetchOptions {
   allow?: AllowList;
   /** The small model that applies the prompt. Without one, content is returned raw (truncated when large). */
   extract?: Extractor;
-  /** Above this many bytes of converted content, the extractor is always used (or the content truncated). */
+  /**
+   * Above this many bytes of converted content, the extractor applies the prompt (or, without one, the content is
+   * truncated); at or below it, the content is returned whole for the caller's model to read. Default 50,000.
+   */
   extractionThresholdBytes?: number;
   /** The most bytes passed to the extractor. Default 200,000. */
   extractorInputMaxBytes?: number;
-  /** Whole-fetch timeout, all redirects and the body included. Default 60 s. */
+  /** Timeout of the whole call: the fetch (all redirects and the body) and the extraction. Default 60 s. */
   timeoutMs?: number;
   /** Body size limit, after decompression. Default 10 MB. */
   maxBytes?: number;
@@ -254,6 +270,8 @@ async function download(url: string, options: WebFetchOptions): Promise<CachedPa
  * another host is not followed; the result names the redirect URL instead. Throws WebFetchError on failure.
  */
 export async function webFetch(input: WebFetchInput, options: WebFetchOptions = {}): Promise<string> {
+  const startedAt = Date.now();
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   if (typeof input.url !== 'string') throw new WebFetchError('INVALID_URL', 'The url parameter must be a string.');
   const prompt = typeof input.prompt === 'string' ? input.prompt.trim() : '';
   if (prompt === '') {
@@ -271,7 +289,7 @@ export async function webFetch(input: WebFetchInput, options: WebFetchOptions = 
   let page = cache?.get(key, now());
   const fromCache = page !== undefined;
   if (page === undefined) {
-    page = await download(href, options);
+    page = await download(href, { ...options, timeoutMs });
     cache?.set(key, page, now());
   }
   if (page.kind === 'redirect') return redirectResult(href, page);
@@ -282,11 +300,29 @@ export async function webFetch(input: WebFetchInput, options: WebFetchOptions = 
   if (fromCache) notes.push('served from the 30-minute cache');
   let body = page.content;
   let extracted = false;
+  // Why the prompt was not applied to what is shown, said plainly in the header.
+  let promptLeftOut: string | undefined;
 
   if (size === 0) {
     notes.push('the page has no readable text (it may be built by JavaScript, which webFetch does not run)');
-  } else if (options.extract) {
-    const extraction = await extractWithin(options.extract, page.content, size, prompt, page.url, options.extractorInputMaxBytes);
+  } else if (size <= threshold) {
+    promptLeftOut = `the content is within the ${formatBytes(threshold)} extraction threshold, so it is shown whole for you to read`;
+  } else if (!options.extract) {
+    promptLeftOut = 'no extraction model is configured on this worker, so the content is shown as fetched';
+  } else {
+    const left = timeoutMs - (Date.now() - startedAt);
+    const extraction =
+      left < minimumExtractionMs
+        ? { ok: false as const, reason: `no time was left of the call's ${timeoutMs / 1000} seconds` }
+        : await extractWithin(
+            options.extract,
+            page.content,
+            size,
+            prompt,
+            page.url,
+            options.extractorInputMaxBytes,
+            withDeadline(options.signal, left, `it did not answer within the call's ${timeoutMs / 1000} seconds`),
+          );
     if (extraction.ok) {
       body = extraction.body;
       extracted = true;
@@ -297,19 +333,18 @@ export async function webFetch(input: WebFetchInput, options: WebFetchOptions = 
       );
     } else {
       notes.push(`extraction by the helper model failed (${extraction.reason.slice(0, 300)}); showing the content instead`);
+      promptLeftOut = 'the helper model could not apply it (see the notes)';
     }
   }
   if (!extracted && size > threshold) {
     body = `${truncateUtf8(page.content, threshold)}\n\n[… truncated]`;
-    notes.push(
-      `the content has ${formatBytes(size)}; only the first ${formatBytes(threshold)} are shown` +
-        (options.extract ? '' : ' (no extraction model is configured, so the prompt was not applied)'),
-    );
+    notes.push(`the content has ${formatBytes(size)}; only the first ${formatBytes(threshold)} are shown`);
   }
 
   const header = [`URL: ${href}`];
   if (page.url !== href) header.push(`Final URL (after same-host redirects): ${page.url}`);
   header.push(`Content-Type: ${page.mediaType}`);
+  if (promptLeftOut) header.push(`Prompt: not applied: ${promptLeftOut}.`);
   if (notes.length > 0) header.push(`Notes: ${notes.join('; ')}.`);
   // The title comes from the page too, so it goes inside the untrusted block.
   const title = page.title && !extracted ? `Title: ${page.title.replace(/\s+/g, ' ').slice(0, 300)}\n\n` : '';

@@ -1,4 +1,4 @@
-import { proxyActivities } from '@temporalio/workflow';
+import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { Activities } from '../../activities/index.js';
 import type { ToolArgs } from '../../shared/tools/define-tool.js';
 import { toolNames as allToolNames } from '../../shared/tools/registry.js';
@@ -12,6 +12,7 @@ import { ToolError } from './tool-error.js';
 import { isDestructive } from './destructive-tools.js';
 
 const tree = proxyActivities<Activities>({ startToCloseTimeout: '1 minute', retry: { maximumAttempts: 5 } });
+const models = proxyLocalActivities<Activities>({ startToCloseTimeout: '15 seconds', retry: { maximumAttempts: 2 } });
 const stopping = proxyActivities<Activities>({
   startToCloseTimeout: '10 minutes',
   heartbeatTimeout: '30 seconds',
@@ -33,6 +34,11 @@ export async function spawnSubAgent(args: ToolArgs<typeof subAgent>, context: To
           'destructive: the sub-agent would have none it may run. Name tools that are not destructive, or [] for text only.',
       );
   }
+  // A model the endpoint does not serve is refused here, with the models the worker knows, before a sub-agent waits on it.
+  // Checked before the limits, so nothing awaits between them and the start: calls of one round are counted together.
+  if (args.model !== undefined && args.model !== context.state.settings.model && hasChange('sub-agent-model-checked')) {
+    resultOf(await models.checkModel(args.model));
+  }
   resultOf(context.subAgents.checkLimits());
   const { id, finished } = await context.subAgents.spawn({
     title: args.title,
@@ -49,7 +55,12 @@ export async function spawnSubAgent(args: ToolArgs<typeof subAgent>, context: To
   const result = await finished;
   if (result === 'stopped')
     return JSON.stringify({ sub_session_id: id, status: 'stopped', content: 'The sub-agent was stopped before it finished.' });
-  return JSON.stringify({ sub_session_id: id, status: result.status, content: result.final_message ?? '' });
+  return JSON.stringify({
+    sub_session_id: id,
+    status: result.status,
+    content: result.final_message ?? '',
+    ...(result.error ? { error: result.error } : {}),
+  });
 }
 
 /**
