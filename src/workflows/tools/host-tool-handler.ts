@@ -26,6 +26,7 @@ export function runHostTool(tool: HostToolEntry, rawArgs: unknown, argumentsText
   const args = rawArgs as Record<string, unknown>;
   return approveHostToolCall(tool, args, argumentsText, context).then((decision) => {
     if (!decision.approved) throw new ToolError(decision.reason);
+    context.callProceeds();
     return scheduleCall(tool, args, argumentsText, context);
   });
 }
