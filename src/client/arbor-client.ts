@@ -5,7 +5,7 @@ import { ArborClientError } from './errors.js';
 import { connectClient, loadConnectionSettings, type ConnectionOverrides, type ConnectionSettings } from './connection.js';
 import { sessionInputSchema, sessionWorkflowType, type SessionOptions } from '../shared/session.js';
 import { defaultTitle } from '../shared/titles.js';
-import { identityAtStart, isUnknownSearchAttribute } from './start-with-identity.js';
+import { identityAtStart, namespaceHasIdentityAttributes } from './start-with-identity.js';
 import { SessionHandle, type SessionHandleOptions } from './session-handle.js';
 import { checkQueryTimeout } from './access/query-failures.js';
 import { MemoryHandle } from './memory-handle.js';
@@ -23,8 +23,8 @@ export interface ConnectOptions extends ConnectionOverrides, SessionHandleOption
 
 /** Arbor's client SDK: starts sessions and gets handles to them, over the same connection settings as the worker. */
 export class ArborClient {
-  /** Whether sessions start with their identity search attributes; false once the server has refused them. */
-  private startsWithIdentity = true;
+  /** Whether sessions start with their identity search attributes: whether the namespace has them, asked once. */
+  private identityAttributes: Promise<boolean> | undefined;
 
   constructor(
     readonly temporal: Client,
@@ -60,23 +60,15 @@ export class ArborClient {
     }
     const sessionId = randomUUID();
     const title = input.title ?? defaultTitle(input.instruction);
-    const start = (withIdentity: boolean) =>
-      this.temporal.workflow.start<SessionWorkflow>(sessionWorkflowType, {
-        workflowId: sessionId,
-        taskQueue: this.taskQueue,
-        args: [input],
-        staticSummary: title,
-        memo: { [sessionOwnerMemoKey]: input.owner ?? defaultOwner },
-        ...(withIdentity ? { typedSearchAttributes: identityAtStart(sessionId, title) } : {}),
-      });
-    try {
-      await start(this.startsWithIdentity);
-    } catch (error) {
-      // A server without Arbor's search attributes refuses them (and starts nothing): the session writes what it can.
-      if (!this.startsWithIdentity || !isUnknownSearchAttribute(error)) throw error;
-      this.startsWithIdentity = false;
-      await start(false);
-    }
+    this.identityAttributes ??= namespaceHasIdentityAttributes(this.temporal);
+    await this.temporal.workflow.start<SessionWorkflow>(sessionWorkflowType, {
+      workflowId: sessionId,
+      taskQueue: this.taskQueue,
+      args: [input],
+      staticSummary: title,
+      memo: { [sessionOwnerMemoKey]: input.owner ?? defaultOwner },
+      ...((await this.identityAttributes) ? { typedSearchAttributes: identityAtStart(sessionId, title) } : {}),
+    });
     return new SessionHandle(sessionId, this.temporal, this.handleOptions);
   }
 

@@ -18,7 +18,7 @@ describe('a worker on a server without Arbor’s search attributes', () => {
     await server?.stop();
   });
 
-  it('starts a session without them, since the server refuses them, though the SDK starts sessions with their identity', async () => {
+  it('starts a session without them, though the SDK starts sessions with their identity where the namespace has them', async () => {
     const settings = loadConnectionSettings(
       { TEMPORAL_CONFIG_FILE: '/nonexistent/arbor-test.toml' },
       { address: server.address, taskQueue: 'sa-none' },
