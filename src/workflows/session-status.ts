@@ -21,8 +21,8 @@ export interface StatusReporter {
   /** The turn runs a round of tools, so it may take a while: visibility may show it running. */
   toolRoundStarted(calls: readonly ToolCall[]): void;
   /**
-   * A host tool call of the round was let run without asking anyone (its activity is scheduled next): a `running` the
-   * round held back, since a call of it might have asked for approval, is written now.
+   * A host tool call of the round that might have asked for approval was let run without asking anyone (its activity
+   * is scheduled next): a `running` the round held back for it is written now.
    */
   callProceeds(): void;
 }

@@ -200,7 +200,8 @@ async function runSession(input: SessionInput): Promise<SessionResult> {
       if (input.instruction?.trim()) state.enqueue({ content: input.instruction, source: 'user' });
       // A sub-agent of an arborSession is given its parent's environment and saves the local activity.
       const givenEnvironment = hasBuiltInChanges() ? input.environment : undefined;
-      // Only the arborSession types time turns (sessionWorkflow shows every tool round), so only they ask.
+      // Only the arborSession types time turns (sessionWorkflow shows every tool round), so only they ask; the later
+      // changes are asked there with it, as one patch (askLaterChangesOnce).
       if (!givenEnvironment && state.inbox.length > 0 && hasBuiltInChanges()) {
         askLaterChangesOnce();
         if (hasChange('first-turn-clock-starts-with-session')) status.startFirstTurnClock();

@@ -22,6 +22,12 @@ const tools = [
     run: (args) => ({ wired: args.eur, to: args.to }),
   }),
   defineHostTool({
+    name: 'look_up',
+    description: 'Looks an account up.',
+    input: z.object({ account: z.string() }),
+    run: (args) => ({ account: args.account, holder: 'A. Person' }),
+  }),
+  defineHostTool({
     name: 'refund',
     description: 'Refunds an order; refunds over 100 EUR need approval.',
     input: z.object({ order_id: z.string(), eur: z.number() }),
@@ -91,6 +97,24 @@ describe('search-attribute writes of a session: one per workflow task (dev serve
   it('asks for approval two seconds into a turn with one write, waiting_for_user, and no running before it', async () => {
     const instruction = `pay late ${randomUUID()}`;
     model.script(instruction, { ...call('wire_money', { to: 'NL01', eur: 900 }), delayMs: 2_300 }, { content: 'Wired.' });
+    const session = await client.startSession({ instruction });
+    await answerWhenAsked(session, { Approval: 'Approve' });
+    await session.waitUntilIdle({ timeoutMs: 60_000 });
+    const events = await historyOf(session);
+    expect(tasksWithSeveralWrites(events)).toEqual({});
+    expect(statusWrites(events)).toEqual(['waiting_for_user', 'running', 'idle']);
+  });
+
+  it('asks for approval with one write in a round that also runs a tool that never asks', async () => {
+    const instruction = `look and pay ${randomUUID()}`;
+    const round = {
+      toolCalls: [
+        { name: 'look_up', arguments: JSON.stringify({ account: 'NL01' }) },
+        { name: 'wire_money', arguments: JSON.stringify({ to: 'NL01', eur: 900 }) },
+      ],
+      delayMs: 2_300,
+    };
+    model.script(instruction, round, { content: 'Looked up and wired.' });
     const session = await client.startSession({ instruction });
     await answerWhenAsked(session, { Approval: 'Approve' });
     await session.waitUntilIdle({ timeoutMs: 60_000 });
