@@ -11,10 +11,12 @@ export interface SnapshotExtras {
 }
 
 export function renderSnapshot(snapshot: SessionSnapshot, extras: SnapshotExtras = {}): string {
+  // A workflow that has ended (given with its members) waits for no answer, however its last snapshot reads.
+  const ended = extras.members?.ended;
   const lines = [
     `session   ${snapshot.session_id}`,
     `title     ${snapshot.title}`,
-    `status    ${statePhrase(snapshot)}`,
+    `status    ${statePhrase(snapshot, ended)}`,
     ...(snapshot.work_mode === 'plan'
       ? [`mode      Plan: destructive tools do not run until \`arbor execute-plan ${snapshot.session_id}\``]
       : []),
@@ -33,7 +35,7 @@ export function renderSnapshot(snapshot: SessionSnapshot, extras: SnapshotExtras
   }
   if (snapshot.plan)
     lines.push(`plan      ${snapshot.plan.title ?? '(untitled)'}, revision ${snapshot.plan.revision}, ${snapshot.plan.size} characters`);
-  if (snapshot.waiting)
+  if (snapshot.waiting && !ended)
     lines.push(`waiting   until ${snapshot.waiting.until}${snapshot.waiting.reason ? ` (${snapshot.waiting.reason})` : ''}`);
   for (const goal of snapshot.goals) {
     lines.push(`goal      ${goal.goal_id} [${goal.status}] ${goal.completed_turns}/${goal.max_turns} turns: ${goal.condition}`);
@@ -54,7 +56,7 @@ export function renderSnapshot(snapshot: SessionSnapshot, extras: SnapshotExtras
     lines.push('sub-agents (as this session last heard from them)');
     for (const child of snapshot.children) lines.push(`  ${child.sub_session_id}  ${child.title}  [${child.status}, ${child.mode}]`);
   }
-  for (const set of snapshot.pending_questions) {
+  for (const set of ended ? [] : snapshot.pending_questions) {
     lines.push(`waiting for answers (set ${set.question_set_id}, asked by "${set.session_title}" ${set.session_id}):`);
     for (const question of set.questions) {
       lines.push(

@@ -1,4 +1,5 @@
 import type { ArborClient } from '../client/arbor-client.js';
+import { listedStatus, type ListedSessionStatus } from '../client/session-list.js';
 import type { SessionSnapshot } from '../shared/session.js';
 
 /** A session of a tree as its own snapshot tells it (not its parent's record), with its depth and its children. */
@@ -6,13 +7,30 @@ export interface TreeMember {
   snapshot: SessionSnapshot;
   depth: number;
   children: TreeMember[];
+  /**
+   * How the member's workflow ended, as `arbor list` says it (Temporal's execution status, read with the snapshot), or
+   * undefined while it runs. A workflow closed by someone else (`temporal workflow terminate`, a timeout) answers its
+   * snapshot query with the status it had then, `idle` or `waiting until …`: this is what it is.
+   */
+  ended?: ListedSessionStatus;
 }
 
-/** Walks the tree below `sessionId` asking each member for its own live snapshot. */
+/** Walks the tree below `sessionId` asking each member for its own live snapshot, and Temporal whether it still runs. */
 export async function readTreeMembers(client: ArborClient, sessionId: string, depth = 0, known?: SessionSnapshot): Promise<TreeMember> {
-  const snapshot = known ?? (await client.session(sessionId).snapshot());
+  const [snapshot, execution] = await Promise.all([
+    known ?? client.session(sessionId).snapshot(),
+    client.temporal.workflow
+      .getHandle(sessionId)
+      .describe()
+      .then((description) => description.status.name),
+  ]);
   const children = await Promise.all(snapshot.children.map((child) => readTreeMembers(client, child.sub_session_id, depth + 1)));
-  return { snapshot, depth, children };
+  return { snapshot, depth, children, ...(execution === 'RUNNING' ? {} : { ended: listedStatus(execution, snapshot.status) }) };
+}
+
+/** A member's status: its own while its workflow runs, else how the workflow ended. */
+export function memberStatus(member: Pick<TreeMember, 'snapshot' | 'ended'>): ListedSessionStatus {
+  return member.ended ?? member.snapshot.status;
 }
 
 export function flattenMembers(member: TreeMember): TreeMember[] {
@@ -23,7 +41,9 @@ export function flattenMembers(member: TreeMember): TreeMember[] {
  * What a session is doing, in one phrase: its status, `waiting until <time>` while the wait tool sleeps, or
  * `waiting_for_user: <question>` while a question set it asked waits.
  */
-export function statePhrase(snapshot: SessionSnapshot): string {
+export function statePhrase(snapshot: SessionSnapshot, ended?: ListedSessionStatus): string {
+  // A closed workflow waits for nothing, whatever its last snapshot says.
+  if (ended) return ended;
   const own = snapshot.pending_questions.find((set) => set.session_id === snapshot.session_id);
   if (own) {
     const [first] = own.questions;
@@ -37,7 +57,7 @@ export function statePhrase(snapshot: SessionSnapshot): string {
 /** The tree as lines: `title  [state, mode]  id`, children drawn below their parent. */
 export function renderMemberTree(member: TreeMember, prefix = '', last = true, root = true): string[] {
   const { snapshot } = member;
-  const label = `${snapshot.title}  [${statePhrase(snapshot)}${snapshot.mode ? `, ${snapshot.mode}` : ''}]  ${snapshot.session_id}`;
+  const label = `${snapshot.title}  [${statePhrase(snapshot, member.ended)}${snapshot.mode ? `, ${snapshot.mode}` : ''}]  ${snapshot.session_id}`;
   const lines = [root ? label : `${prefix}${last ? '└─ ' : '├─ '}${label}`];
   const childPrefix = root ? '' : `${prefix}${last ? '   ' : '│  '}`;
   member.children.forEach((child, index) =>
@@ -50,7 +70,7 @@ export function renderMemberTree(member: TreeMember, prefix = '', last = true, r
 export interface MemberNode {
   session_id: string;
   title: string;
-  status: SessionSnapshot['status'];
+  status: ListedSessionStatus;
   state: string;
   mode: SessionSnapshot['mode'];
   children: MemberNode[];
@@ -61,8 +81,8 @@ export function memberNode(member: TreeMember): MemberNode {
   return {
     session_id: snapshot.session_id,
     title: snapshot.title,
-    status: snapshot.status,
-    state: statePhrase(snapshot),
+    status: memberStatus(member),
+    state: statePhrase(snapshot, member.ended),
     mode: snapshot.mode,
     children: member.children.map(memberNode),
   };

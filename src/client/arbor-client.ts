@@ -5,6 +5,7 @@ import { ArborClientError } from './errors.js';
 import { connectClient, loadConnectionSettings, type ConnectionOverrides, type ConnectionSettings } from './connection.js';
 import { sessionInputSchema, sessionWorkflowType, type SessionOptions } from '../shared/session.js';
 import { defaultTitle } from '../shared/titles.js';
+import { identityAtStart, namespaceHasIdentityAttributes } from './start-with-identity.js';
 import { SessionHandle, type SessionHandleOptions } from './session-handle.js';
 import { checkQueryTimeout } from './access/query-failures.js';
 import { MemoryHandle } from './memory-handle.js';
@@ -22,6 +23,9 @@ export interface ConnectOptions extends ConnectionOverrides, SessionHandleOption
 
 /** Arbor's client SDK: starts sessions and gets handles to them, over the same connection settings as the worker. */
 export class ArborClient {
+  /** Whether sessions start with their identity search attributes: whether the namespace has them, asked once. */
+  private identityAttributes: Promise<boolean> | undefined;
+
   constructor(
     readonly temporal: Client,
     readonly taskQueue: string,
@@ -55,12 +59,15 @@ export class ArborClient {
       );
     }
     const sessionId = randomUUID();
+    const title = input.title ?? defaultTitle(input.instruction);
+    this.identityAttributes ??= namespaceHasIdentityAttributes(this.temporal);
     await this.temporal.workflow.start<SessionWorkflow>(sessionWorkflowType, {
       workflowId: sessionId,
       taskQueue: this.taskQueue,
       args: [input],
-      staticSummary: input.title ?? defaultTitle(input.instruction),
+      staticSummary: title,
       memo: { [sessionOwnerMemoKey]: input.owner ?? defaultOwner },
+      ...((await this.identityAttributes) ? { typedSearchAttributes: identityAtStart(sessionId, title) } : {}),
     });
     return new SessionHandle(sessionId, this.temporal, this.handleOptions);
   }

@@ -72,6 +72,12 @@ const arborSessionV2Changes = ['continue-as-new-with-queued-messages', 'sub-agen
  *   started and retried a model its endpoint did not serve. Asked only for such a call.
  * - `sub-agent-reports-its-error`: a session that ends failed carries its error in its result and in its report to
  *   its parent; before, the parent read only `failed`. Asked only when a session ends failed with an error.
+ * - `status-running-held-for-approvals`: a tool round that would write `ArborStatus = running` as it starts, and has a
+ *   host tool call that may ask for approval (policy `ask`, `needs_approval` true or `by_arguments`), writes nothing
+ *   then: the call either asks, and writes `waiting_for_user` in that workflow task, or runs, and writes `running` just
+ *   before its activity is scheduled. Before, such a round wrote `running` and then `waiting_for_user` in one workflow
+ *   task. Asked only as such a round starts in a session that would have written `running` then.
+ * - `later-changes-asked-once-at-run-start`: see `askLaterChangesOnce()`.
  */
 type LaterChange =
   | 'first-turn-clock-starts-with-session'
@@ -85,7 +91,8 @@ type LaterChange =
   | 'session-input-checked'
   | 'sub-agents-not-given-automation-tools-by-default'
   | 'sub-agent-model-checked'
-  | 'sub-agent-reports-its-error';
+  | 'sub-agent-reports-its-error'
+  | 'status-running-held-for-approvals';
 
 export type SessionChange = (typeof arborSessionChanges)[number] | (typeof arborSessionV2Changes)[number] | LaterChange;
 
@@ -119,9 +126,45 @@ export function closedStatusLeftToTemporal(): boolean {
   return generation >= 2;
 }
 
+/**
+ * The changes a run takes together with the one patch `later-changes-asked-once-at-run-start` (see
+ * `askLaterChangesOnce()`). Frozen: a change made after it is not in it, and is asked on its own. Left out:
+ * `session-input-checked`, asked before it, and `continue-as-new-as-arborSessionV2`, asked at a continue-as-new with
+ * `patched()` itself.
+ */
+const askedOnceAtRunStart: ReadonlySet<SessionChange> = new Set<SessionChange>([
+  'first-turn-clock-starts-with-session',
+  'host-tools-taken-at-continue-as-new',
+  'host-tool-approval-asked',
+  'status-waiting-for-user-written-alone',
+  'wait-time-zone-checked-as-schedules-read-it',
+  'continue-as-new-waits-for-messages-of-its-task',
+  'store-writes-settled-after-failure',
+  'status-running-held-for-approvals',
+]);
+
+// Whether this run took `later-changes-asked-once-at-run-start`: module state is per workflow, like `generation`.
+let laterChangesTaken = false;
+
+/**
+ * Asks Temporal, once, in a run's first activation, for every change of `askedOnceAtRunStart`, where the run pays for a
+ * patch there anyway: a new root session's first run (which asked `first-turn-clock-starts-with-session` there) and a
+ * carried run (which asked `host-tools-taken-at-continue-as-new` there). Each `patched()` asked live costs a marker and,
+ * from Temporal's core, an `UpsertWorkflowSearchAttributes` of `TemporalChangeVersion` of its own: a command the core
+ * adds after the marker, which workflow code cannot add its own attributes to, so it cannot be merged with an
+ * `ArborStatus` write. Asked one by one, a change asked in a round that writes a status (`host-tool-approval-asked` and
+ * `status-waiting-for-user-written-alone` with `waiting_for_user`, `wait-time-zone-checked-as-schedules-read-it` with
+ * `running`) made two search-attribute writes in that workflow task. A run that takes this patch has all of them, and
+ * asks none of them again. A run of code from before it replays as recorded: its history has no such marker, so this
+ * returns false there, and the changes are asked one by one as before. Call it before any of them is asked.
+ */
+export function askLaterChangesOnce(): void {
+  laterChangesTaken = patched('later-changes-asked-once-at-run-start');
+}
+
 /** Whether the session takes the changed branch: always where its type has it built in; elsewhere, as Temporal recorded. */
 export function hasChange(change: SessionChange): boolean {
-  return builtInBy[generation].has(change) || patched(change);
+  return builtInBy[generation].has(change) || (laterChangesTaken && askedOnceAtRunStart.has(change)) || patched(change);
 }
 
 /**

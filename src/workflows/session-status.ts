@@ -2,6 +2,7 @@ import { upsertSearchAttributes } from '@temporalio/workflow';
 import type { SessionStatus, ToolCall } from '../shared/session.js';
 import { statusKey } from '../shared/search-attributes.js';
 import { findTool } from '../shared/tools/registry.js';
+import { findHostTool } from './deployment-settings.js';
 import { closedStatusLeftToTemporal, hasBuiltInChanges, hasChange } from './session-changes.js';
 import type { SessionState } from './session-state.js';
 
@@ -19,6 +20,11 @@ export interface StatusReporter {
   beginTurn(startedAt: number): void;
   /** The turn runs a round of tools, so it may take a while: visibility may show it running. */
   toolRoundStarted(calls: readonly ToolCall[]): void;
+  /**
+   * A host tool call of the round that might have asked for approval was let run without asking anyone (its activity
+   * is scheduled next): a `running` the round held back for it is written now.
+   */
+  callProceeds(): void;
 }
 
 /** Closing statuses that Temporal's execution status shows as they are: Completed, and Canceled for a stop. */
@@ -40,6 +46,8 @@ const runningShownAfterMs = 2_000;
 export function statusReporter(state: SessionState): StatusReporter {
   let shown: SessionStatus = state.status;
   let firstTurnStartedAt: number | undefined;
+  // A round's `running`, held back until its host tool calls that may ask for approval have asked or been let run.
+  let runningHeld = false;
   // Asked once, in the run's first activation: asked later (right after the prepareSession local activity resolves),
   // a replay can reach the call before Core has seen the marker, and the run fails as non-deterministic.
   const runningShownFromToolRounds = hasChange('status-running-shown-from-tool-rounds');
@@ -51,6 +59,7 @@ export function statusReporter(state: SessionState): StatusReporter {
   };
 
   const report = (status: SessionStatus) => {
+    runningHeld = false;
     if (state.status !== status) state.setStatus(status);
     if (status === 'running' && runningShownFromToolRounds && shown === 'idle') return;
     if (closedStatusLeftToTemporal() && shownByTemporal.has(status)) return;
@@ -61,6 +70,13 @@ export function statusReporter(state: SessionState): StatusReporter {
   const turnRunFor = () => Date.now() - Date.parse(state.turnStartedAt!);
   const worthShowing = (calls: readonly ToolCall[]) =>
     !hasBuiltInChanges() || turnRunFor() >= runningShownAfterMs || calls.some((call) => findTool(call.name)?.waits === true);
+  // A call that may ask a person before it runs: its question writes `waiting_for_user` in the round's own workflow task.
+  const mayAskApproval = (calls: readonly ToolCall[]) =>
+    state.approvalPolicy === 'ask' &&
+    calls.some((call) => {
+      const tool = findTool(call.name) ? undefined : findHostTool(state.settings, call.name);
+      return tool !== undefined && tool.needs_approval !== false;
+    });
 
   return {
     report,
@@ -76,11 +92,22 @@ export function statusReporter(state: SessionState): StatusReporter {
       report('running');
     },
     toolRoundStarted(calls) {
+      runningHeld = false;
       if (state.status !== 'running' || shown === 'running' || !worthShowing(calls)) return;
       // askUser reports waiting_for_user as it is dispatched, in this same workflow task: `running` written first would
       // be a second write that nobody sees. (A refused askUser leaves `idle` shown; the next round may show `running`.)
       if (calls.some((call) => call.name === 'askUser') && hasChange('status-waiting-for-user-written-alone')) return;
+      // Likewise a call that may ask for approval; one that runs without asking writes `running` (callProceeds).
+      if (mayAskApproval(calls) && hasChange('status-running-held-for-approvals')) {
+        runningHeld = true;
+        return;
+      }
       show('running');
+    },
+    callProceeds() {
+      if (!runningHeld) return;
+      runningHeld = false;
+      if (state.status === 'running') show('running');
     },
   };
 }

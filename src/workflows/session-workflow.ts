@@ -59,7 +59,14 @@ import { showCurrentDetails } from './current-details.js';
 import { identityAttributes, startedWithIdentity } from './identity-attributes.js';
 import { defaultTitle } from '../shared/titles.js';
 import { defaultOwner } from '../shared/tools/memory.js';
-import { continuesAsNewAsNewestType, hasBuiltInChanges, hasChange, useBuiltInChanges, type SessionChange } from './session-changes.js';
+import {
+  askLaterChangesOnce,
+  continuesAsNewAsNewestType,
+  hasBuiltInChanges,
+  hasChange,
+  useBuiltInChanges,
+  type SessionChange,
+} from './session-changes.js';
 import type { SessionWorkflow } from '../shared/workflow-types.js';
 import { arrivedInThisTask, noteArrival } from './arrivals.js';
 
@@ -209,9 +216,11 @@ async function runSession(input: SessionInput): Promise<SessionResult> {
       if (input.instruction?.trim()) state.enqueue({ content: input.instruction, source: 'user' });
       // A sub-agent of an arborSession is given its parent's environment and saves the local activity.
       const givenEnvironment = hasBuiltInChanges() ? input.environment : undefined;
-      // Only the arborSession types time turns (sessionWorkflow shows every tool round), so only they ask.
-      if (!givenEnvironment && state.inbox.length > 0 && hasBuiltInChanges() && hasChange('first-turn-clock-starts-with-session')) {
-        status.startFirstTurnClock();
+      // Only the arborSession types time turns (sessionWorkflow shows every tool round), so only they ask; the later
+      // changes are asked there with it, as one patch (askLaterChangesOnce).
+      if (!givenEnvironment && state.inbox.length > 0 && hasBuiltInChanges()) {
+        askLaterChangesOnce();
+        if (hasChange('first-turn-clock-starts-with-session')) status.startFirstTurnClock();
       }
       const environment = givenEnvironment ?? (await prepareSession(input.model));
       state.applyEnvironment(environment);
@@ -219,9 +228,10 @@ async function runSession(input: SessionInput): Promise<SessionResult> {
       if (state.settings.searchAttributes && !startedWithIdentity())
         upsertSearchAttributes(identityAttributes(state.identity, state.status));
       noticeUnservedTools(state, input.tools);
-    } else if (hasChange('host-tools-taken-at-continue-as-new')) {
+    } else {
+      askLaterChangesOnce();
       // The one point where a session's host tools change: a new run takes the catalogue the worker offers now.
-      takeCatalogue(state, await describeHostTools());
+      if (hasChange('host-tools-taken-at-continue-as-new')) takeCatalogue(state, await describeHostTools());
     }
     settings.toolNames = chooseTools();
     void runSessionClock(state);
@@ -238,7 +248,12 @@ async function runSession(input: SessionInput): Promise<SessionResult> {
         state.append({ id: message.id, role: 'user', content: message.content, turn: state.turn });
       }
       stampedAt = undefined;
-      const outcome = await runTurn(state, settings, cursor, { subAgents, reportStatus, toolRoundStarted: status.toolRoundStarted });
+      const outcome = await runTurn(state, settings, cursor, {
+        subAgents,
+        reportStatus,
+        toolRoundStarted: status.toolRoundStarted,
+        callProceeds: status.callProceeds,
+      });
       if (outcome !== 'model_failed') {
         // Active goals drive the next turn, unless a message (which always comes first) is already waiting.
         const continuation = state.goals.afterTurn(state.turn);

@@ -34,6 +34,8 @@ export interface TurnServices {
   subAgents: SubAgents;
   reportStatus: (status: SessionStatus) => void;
   toolRoundStarted: (calls: readonly ToolCall[]) => void;
+  /** A host tool call runs without asking anyone: its activity is scheduled next (see StatusReporter). */
+  callProceeds: () => void;
 }
 
 export async function runTurn(

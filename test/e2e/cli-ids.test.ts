@@ -138,6 +138,51 @@ describe('the arbor CLI: ids, versions, errors and answers', () => {
     expect(invalid.stderr).not.toContain('start_local');
   });
 
+  it('names the flags and arguments of list, memory and chat, not the SDK fields they set, when the SDK refuses a value', async () => {
+    const refused = async (args: string[], stdin?: string) => {
+      const result = await runCli(args, servers.cliEnv, 60_000, stdin);
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stderr).toMatch(/^arbor: /m);
+      return result.stderr;
+    };
+    expect(await refused(['list', '--limit', '5000'])).toContain(
+      'Invalid options: ✖ Too big: expected number to be <=1000\n  → at --limit',
+    );
+    const listed = await refused(['memory', 'list', '--tag', 'x'.repeat(60), '--limit', '500']);
+    expect([listed.includes('→ at --tag'), listed.includes('→ at --limit'), /at (tag|limit)\b/.test(listed)]).toEqual([true, true, false]);
+    const searched = await refused(['memory', 'search', 'x'.repeat(2_000), '--limit', '99']);
+    expect([searched.includes('→ at the query'), searched.includes('→ at --limit'), /at (query|limit)\b/.test(searched)]).toEqual([
+      true,
+      true,
+      false,
+    ]);
+    // A first chat message longer than a message may be (read from stdin: an argument that long is refused by the OS).
+    const chat = await refused(['chat'], `${'x'.repeat(200_001)}\n`);
+    expect(chat).toContain('→ at your first message');
+    expect(chat).not.toContain('at instruction');
+  });
+
+  it('tells arbor answer to name the set with --set when several wait, not "its id"', { timeout: 90_000 }, async () => {
+    const instruction = `two sets ${randomUUID()}`;
+    servers.model.script(
+      instruction,
+      {
+        toolCalls: [
+          // The same question twice: an answer to it fits both sets, so the set must be named.
+          { name: 'askUser', arguments: JSON.stringify({ questions: [question] }) },
+          { name: 'askUser', arguments: JSON.stringify({ questions: [question] }) },
+        ],
+      },
+      { content: 'Both answered.' },
+    );
+    const session = await servers.client.startSession({ instruction });
+    await waitUntil(async () => (await session.pendingQuestions()).length === 2, 60_000);
+    const result = await runCli(['answer', session.id, '--answers', JSON.stringify({ [question.question]: 'Europe' })], servers.cliEnv);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('Several question sets are waiting; name one with --set <question-set-id>. Waiting: ');
+    await session.stop();
+  });
+
   it('names the flag, not the SDK field, when a session option is out of range', async () => {
     const result = await runCli(['start', 'Work.', '--max-tool-rounds', '5000'], servers.cliEnv);
     expect(result.code).toBe(2);

@@ -75,4 +75,51 @@ describe('arbor show, tree and loops on a tree whose members wait', () => {
       ]);
     },
   );
+
+  it(
+    'say how a session closed by someone else ended, terminated, in list, show and tree alike, and print no question to answer',
+    { timeout: 120_000 },
+    async () => {
+      const root = `terminated root ${randomUUID()}`;
+      const sleeper = `terminated sleeper ${randomUUID()}`;
+      servers.model.script(
+        root,
+        call('subAgent', { title: 'Sleeper', instruction: sleeper, mode: 'async' }),
+        call('askUser', { questions: [question] }),
+      );
+      servers.model.script(sleeper, call('wait', { seconds: 3600, reason: 'nothing to do' }), { content: 'Slept.' });
+      const title = `Terminated ${randomUUID()}`;
+      const session = await servers.client.startSession({ instruction: root, title });
+      const env = servers.cliEnv;
+      let childId = '';
+      await waitUntil(async () => {
+        const snapshot = await session.snapshot();
+        childId = snapshot.children[0]?.sub_session_id ?? '';
+        return (
+          snapshot.pending_questions.length === 1 && childId !== '' && (await servers.client.session(childId).snapshot()).waiting !== null
+        );
+      }, 60_000);
+
+      // Someone closes the sub-agent with Temporal's own tools: its snapshot still reads `waiting until …`.
+      await servers.client.temporal.workflow.getHandle(childId).terminate('closed from outside');
+      const tree = JSON.parse((await runCli(['tree', session.id, '--json'], env)).stdout);
+      expect(tree.children.map((child: { status: string; state: string }) => [child.status, child.state])).toEqual([
+        ['terminated', 'terminated'],
+      ]);
+      expect((await runCli(['tree', session.id], env)).stdout).toContain(`Sleeper  [terminated, async]  ${childId}`);
+      const child = await runCli(['show', childId], env);
+      expect(child.stdout).toMatch(/^status {4}terminated$/m);
+      expect(child.stdout).not.toContain('waiting   until');
+
+      // And the root, while its question waits: list, show and its JSON say terminated, with no answer command.
+      await servers.client.temporal.workflow.getHandle(session.id).terminate('closed from outside');
+      const listed = JSON.parse((await runCli(['list', '--title', title, '--json'], env)).stdout);
+      expect(listed.sessions.map((entry: { status: string }) => entry.status)).toEqual(['terminated']);
+      const shown = await runCli(['show', session.id], env);
+      expect(shown.stdout).toMatch(/^status {4}terminated$/m);
+      expect(shown.stdout).not.toContain('answer with');
+      const shownJson = JSON.parse((await runCli(['show', session.id, '--json'], env)).stdout);
+      expect([shownJson.status, shownJson.pending_questions, shownJson.sub_agents[0].status]).toEqual(['terminated', [], 'terminated']);
+    },
+  );
 });

@@ -18,6 +18,25 @@ describe('a worker on a server without Arbor’s search attributes', () => {
     await server?.stop();
   });
 
+  it('starts a session without them, though the SDK starts sessions with their identity where the namespace has them', async () => {
+    const settings = loadConnectionSettings(
+      { TEMPORAL_CONFIG_FILE: '/nonexistent/arbor-test.toml' },
+      { address: server.address, taskQueue: 'sa-none' },
+    );
+    const client = await ArborClient.fromSettings(settings);
+    try {
+      const first = await client.startSession({ instruction: 'Start me anyway.' });
+      const second = await client.startSession({ instruction: 'And me.' });
+      for (const session of [first, second]) {
+        const handle = client.temporal.workflow.getHandle(session.id);
+        expect((await handle.describe()).typedSearchAttributes.get(statusKey)).toBeUndefined();
+        await handle.terminate('no worker in this test');
+      }
+    } finally {
+      await client.close();
+    }
+  });
+
   it('registers them when it starts, idempotently, and sessions then set them', async () => {
     const connection = await Connection.connect({ address: server.address });
     try {

@@ -32,6 +32,8 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { MemoryWriteCall } from '../../src/activities/memory.js';
 import { createMemoryAccess } from '../../src/client/access/memory.js';
 import { createAutomations } from '../../src/client/access/automations.js';
+import { identityAtStart } from '../../src/client/start-with-identity.js';
+import { defaultTitle } from '../../src/shared/titles.js';
 
 const fake = await new FakeOpenAI().start();
 const env = await TestWorkflowEnvironment.createLocal({
@@ -75,6 +77,8 @@ async function record(
     tools?: ToolDefinition[];
     /** Activities replaced by the recording's own (faults). */
     activities?: Record<string, (...args: never[]) => Promise<unknown>>;
+    /** Start with the identity search attributes, as the SDK does since later-changes-asked-once-at-run-start. */
+    identity?: boolean;
   } = {},
 ) {
   const type = options.type ?? sessionWorkflowType;
@@ -98,7 +102,9 @@ async function record(
   });
   await worker.runUntil(async () => {
     const workflowId = type === sessionWorkflowType ? `history-${name}` : `history-${type}-${name}`;
-    const started = await env.client.workflow.start(type, { workflowId, taskQueue, args: [input] });
+    // With `identity`, the session starts with its identity search attributes, as the SDK starts it.
+    const identity = options.identity ? { typedSearchAttributes: identityAtStart(workflowId, input.title ?? defaultTitle(input.instruction)) } : {};
+    const started = await env.client.workflow.start(type, { workflowId, taskQueue, args: [input], ...identity });
     const session = new SessionHandle(workflowId, env.client);
     await steps(session);
     const recordedId = options.of ? await options.of(session) : workflowId;
@@ -473,6 +479,57 @@ try {
     await record(name, 'fake-model', { instruction: 'Pick models.' }, steps, of ? { of } : {});
   }
   fake.models = undefined;
+  // Started as the SDK starts a session, with its identity attributes, and with the later changes asked as one patch
+  // in its first activation (later-changes-asked-once-at-run-start): no workflow task makes two search-attribute
+  // writes. A round two seconds into its turn with a call that may ask for approval holds its running
+  // (status-running-held-for-approvals): a refund the tool lets run writes running just before its activity, a wire
+  // asks and writes waiting_for_user alone, and so does an askUser round. With a history limit of 60 the session
+  // continues as new after its second turn; the carried run asks the same patch as it begins.
+  const onePerTask = 'Write one status per task.';
+  const threeTurns = [
+    { ...call('refund', { order_id: 'A1', eur: 20 }), delayMs: 2_100 },
+    { content: 'Refunded.' },
+    call('askUser', { questions: [question] }),
+    { content: 'Answered.' },
+    { ...call('wire_money', { to: 'NL01', eur: 900 }), delayMs: 2_100 },
+    { content: 'Wired.' },
+  ];
+  // The askUser question and the approvals are answered alike: the set waiting is answered once it is there.
+  const askAndWire = async (session: SessionHandle) => {
+    const ask = await session.send('Ask me.');
+    await answerApproval(session, { 'Which colour?': 'Blue' });
+    await session.waitUntilIdle({ messageId: ask });
+    const wire = await session.send('Wire it.');
+    await answerApproval(session, { Approval: 'Approve' });
+    await session.waitUntilIdle({ messageId: wire });
+  };
+  model.script(onePerTask, ...threeTurns);
+  await record(
+    'status-writes-one-per-task',
+    'fake-model',
+    { instruction: onePerTask },
+    async (session) => {
+      await session.waitUntilIdle();
+      await askAndWire(session);
+    },
+    { tools: [refund, wireMoney], identity: true },
+  );
+  // The same session with a history limit of 100: after a fourth turn it continues as new while idle, and the carried
+  // run, which asks the same patch as it begins, asks and wires again. Its run is written.
+  model.script(onePerTask, ...threeTurns, { content: 'Once more.' }, ...threeTurns.slice(2));
+  await record(
+    'status-writes-one-per-task-carried',
+    'fake-model',
+    { instruction: onePerTask, history_limit: 100 },
+    async (session) => {
+      await session.waitUntilIdle();
+      await askAndWire(session);
+      const once = await session.send('Once more.');
+      await session.waitUntilIdle({ messageId: once });
+      await askAndWire(session);
+    },
+    { tools: [refund, wireMoney], identity: true },
+  );
   // Inputs the workflow refuses: a session started with a string, a memory store with no owner. Each fails at once.
   for (const [type, input] of [
     [sessionWorkflowType, 'Plan a garden.'],

@@ -27,6 +27,7 @@ function context() {
     subAgents: new SubAgents(state, { maxDepth: 4, maxChildren: 50 }),
     toolNames: ['askUser'],
     reportStatus: () => {},
+    callProceeds: () => {},
     stepKey: 'session/turn-1/round-1/call-0',
   };
 }

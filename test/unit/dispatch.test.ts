@@ -39,6 +39,7 @@ function context() {
     subAgents: new SubAgents(state, { maxDepth: 4, maxChildren: 50 }),
     toolNames: ['todoWrite'],
     reportStatus: (status: SessionStatus) => state.setStatus(status),
+    callProceeds: () => {},
     stepKey: 'session/turn-1/round-1/call-0',
   };
 }

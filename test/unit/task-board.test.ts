@@ -155,6 +155,7 @@ describe('task board tool calls at the root session', () => {
       subAgents: new SubAgents(state, { maxDepth: 4, maxChildren: 50 }),
       toolNames: names,
       reportStatus: () => {},
+      callProceeds: () => {},
       stepKey: 'session/turn-1/round-1/call-0',
     };
     const table: [string, unknown, string, boolean][] = [

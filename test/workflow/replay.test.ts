@@ -61,6 +61,20 @@ describe('committed histories', () => {
     expect(events.filter((event) => event.workflowExecutionUpdateAcceptedEventAttributes)).toHaveLength(2);
   });
 
+  it('include sessions that asked the later changes as one patch, a first run and a carried run, one search-attribute write per workflow task', async () => {
+    const histories = await committedHistories();
+    const marker = Buffer.from(JSON.stringify({ id: 'later-changes-asked-once-at-run-start', deprecated: false })).toString('base64');
+    for (const name of ['status-writes-one-per-task', 'status-writes-one-per-task-carried']) {
+      const entry = histories.find((history) => history.workflowId === `${sessionWorkflowType}/${name}.json`)!;
+      expect(JSON.stringify(entry.history), name).toContain(marker);
+      const events = entry.history.events as {
+        upsertWorkflowSearchAttributesEventAttributes?: { workflowTaskCompletedEventId?: string };
+      }[];
+      const tasks = events.flatMap((event) => event.upsertWorkflowSearchAttributesEventAttributes?.workflowTaskCompletedEventId ?? []);
+      expect(new Set(tasks).size, name).toBe(tasks.length);
+    }
+  });
+
   it('include a wait in a zone a schedule would refuse, from before and after wait-time-zone-checked-as-schedules-read-it', async () => {
     const histories = await committedHistories();
     const timers = (name: string) => {

@@ -7,6 +7,7 @@ import { createOutput } from '../output.js';
 import { connectionSettingsFrom, withConnectionFlags, type ConnectionFlags } from '../options.js';
 import { howToAnswer } from '../render-event.js';
 import { Interrupted, UsageError } from '../usage-error.js';
+import { answerTerms, inFlagTerms } from '../flag-terms.js';
 import { withClient } from '../with-client.js';
 
 interface AnswerFlags extends ConnectionFlags {
@@ -49,32 +50,34 @@ export const answerCommand = withConnectionFlags(
       `answered question set ${receipt.question_set_id} of session ${receipt.session_id}: ` +
         receipt.answers.map((answer) => `"${answer.question}"="${answerText(answer)}"`).join(', '),
     );
-  await withClient(connectionSettingsFrom(flags), async (client) => {
-    sessionId = (await client.findSession(sessionId)).id;
-    const session = client.session(sessionId);
-    if (flags.answers) {
-      print(await session.answer(flags.answers as never, flags.set ? { questionSetId: flags.set } : {}));
-      return;
-    }
-    const pending = (await session.pendingQuestions()).filter((set) => !flags.set || set.question_set_id === flags.set);
-    if (pending.length === 0) {
-      throw new UsageError(
-        flags.set ? `No question set ${flags.set} waits in session ${sessionId}.` : `No questions are waiting in session ${sessionId}.`,
-      );
-    }
-    if (!canPrompt()) {
-      throw new UsageError(`--answers is needed when not on a terminal. ${pending.map((set) => howToAnswer(set, sessionId)).join('\n')}`);
-    }
-    for (const set of pending) {
-      process.stderr.write(`"${set.session_title}" asks (question set ${set.question_set_id}):\n`);
-      let answers: Answers;
-      try {
-        answers = await askOnTerminal(set);
-      } catch (error) {
-        if (error instanceof Error && error.name === 'ExitPromptError') throw new Interrupted('interrupted at a question');
-        throw error;
+  await withClient(connectionSettingsFrom(flags), (client) =>
+    inFlagTerms(answerTerms, async () => {
+      sessionId = (await client.findSession(sessionId)).id;
+      const session = client.session(sessionId);
+      if (flags.answers) {
+        print(await session.answer(flags.answers as never, flags.set ? { questionSetId: flags.set } : {}));
+        return;
       }
-      print(await session.answer(answers, { questionSetId: set.question_set_id }));
-    }
-  });
+      const pending = (await session.pendingQuestions()).filter((set) => !flags.set || set.question_set_id === flags.set);
+      if (pending.length === 0) {
+        throw new UsageError(
+          flags.set ? `No question set ${flags.set} waits in session ${sessionId}.` : `No questions are waiting in session ${sessionId}.`,
+        );
+      }
+      if (!canPrompt()) {
+        throw new UsageError(`--answers is needed when not on a terminal. ${pending.map((set) => howToAnswer(set, sessionId)).join('\n')}`);
+      }
+      for (const set of pending) {
+        process.stderr.write(`"${set.session_title}" asks (question set ${set.question_set_id}):\n`);
+        let answers: Answers;
+        try {
+          answers = await askOnTerminal(set);
+        } catch (error) {
+          if (error instanceof Error && error.name === 'ExitPromptError') throw new Interrupted('interrupted at a question');
+          throw error;
+        }
+        print(await session.answer(answers, { questionSetId: set.question_set_id }));
+      }
+    }),
+  );
 });

@@ -1,6 +1,6 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { DateTime } from 'luxon';
-import { inFlagTerms } from '../flag-terms.js';
+import { automationTerms, inFlagTerms } from '../flag-terms.js';
 import { UsageError } from '../usage-error.js';
 import type { Automation } from '../../shared/tools/automations.js';
 import { createOutput } from '../output.js';
@@ -38,13 +38,15 @@ function milliseconds(value: string): number {
 
 const list = withAutomationFlags(new Command('list').description("list an owner's automations")).action(async (flags: AutomationFlags) => {
   const output = createOutput(Boolean(flags.json));
-  await withClient(connectionSettingsFrom(flags), async (client) => {
-    const automations = await client.automations(flags.owner).list();
-    output.result(
-      { owner: flags.owner, automations },
-      automations.length === 0 ? `no automations for ${flags.owner}` : automations.map(describe).join('\n'),
-    );
-  });
+  await withClient(connectionSettingsFrom(flags), (client) =>
+    inFlagTerms(automationTerms, async () => {
+      const automations = await client.automations(flags.owner).list();
+      output.result(
+        { owner: flags.owner, automations },
+        automations.length === 0 ? `no automations for ${flags.owner}` : automations.map(describe).join('\n'),
+      );
+    }),
+  );
 });
 
 const create = withAutomationFlags(new Command('create').description('create an automation: a scheduled run with its own new conversation'))
@@ -69,9 +71,9 @@ const create = withAutomationFlags(new Command('create').description('create an 
     ) => {
       const output = createOutput(Boolean(flags.json));
       refusePastOneOff(flags.start, flags.timezone, flags.recurrence);
-      await withClient(connectionSettingsFrom(flags), async (client) => {
-        const automation = await inFlagTerms(() =>
-          client.automations(flags.owner).create({
+      await withClient(connectionSettingsFrom(flags), (client) =>
+        inFlagTerms(automationTerms, async () => {
+          const automation = await client.automations(flags.owner).create({
             title: flags.title,
             prompt: flags.prompt,
             start_local: flags.start,
@@ -86,10 +88,10 @@ const create = withAutomationFlags(new Command('create').description('create an 
                     .filter(Boolean),
                 }
               : {}),
-          }),
-        );
-        output.result(automation, `created ${describe(automation)}`);
-      });
+          });
+          output.result(automation, `created ${describe(automation)}`);
+        }),
+      );
     },
   );
 
@@ -98,19 +100,21 @@ const run = withAutomationFlags(new Command('run').description('run an automatio
   .option('--wait <ms>', 'wait up to this long for the run to finish', milliseconds)
   .action(async (automationId: string, flags: AutomationFlags & { wait?: number }) => {
     const output = createOutput(Boolean(flags.json));
-    await withClient(connectionSettingsFrom(flags), async (client) => {
-      const automations = client.automations(flags.owner);
-      const started = await automations.run(automationId);
-      if (flags.wait === undefined) {
-        output.result(started, `started run ${started.run_id}`);
-        return;
-      }
-      const finished = await automations.waitRun(started.run_id, flags.wait);
-      output.result(
-        finished,
-        `run ${finished.run_id}: ${finished.status}${finished.timed_out ? ' (still running)' : ''}\n${finished.final_message ?? ''}`,
-      );
-    });
+    await withClient(connectionSettingsFrom(flags), (client) =>
+      inFlagTerms(automationTerms, async () => {
+        const automations = client.automations(flags.owner);
+        const started = await automations.run(automationId);
+        if (flags.wait === undefined) {
+          output.result(started, `started run ${started.run_id}`);
+          return;
+        }
+        const finished = await automations.waitRun(started.run_id, flags.wait);
+        output.result(
+          finished,
+          `run ${finished.run_id}: ${finished.status}${finished.timed_out ? ' (still running)' : ''}\n${finished.final_message ?? ''}`,
+        );
+      }),
+    );
   });
 
 const toggle = (name: 'pause' | 'resume') =>
@@ -120,20 +124,24 @@ const toggle = (name: 'pause' | 'resume') =>
     .argument('<automation-id>', 'the automation id')
     .action(async (automationId: string, flags: AutomationFlags) => {
       const output = createOutput(Boolean(flags.json));
-      await withClient(connectionSettingsFrom(flags), async (client) => {
-        const automations = client.automations(flags.owner);
-        const automation = name === 'pause' ? await automations.pause(automationId) : await automations.resume(automationId);
-        output.result(automation, describe(automation));
-      });
+      await withClient(connectionSettingsFrom(flags), (client) =>
+        inFlagTerms(automationTerms, async () => {
+          const automations = client.automations(flags.owner);
+          const automation = name === 'pause' ? await automations.pause(automationId) : await automations.resume(automationId);
+          output.result(automation, describe(automation));
+        }),
+      );
     });
 
 const remove = withAutomationFlags(new Command('delete').description('delete an automation (its past runs stay)'))
   .argument('<automation-id>', 'the automation id')
   .action(async (automationId: string, flags: AutomationFlags) => {
     const output = createOutput(Boolean(flags.json));
-    await withClient(connectionSettingsFrom(flags), async (client) => {
-      output.result(await client.automations(flags.owner).delete(automationId), `deleted ${automationId}`);
-    });
+    await withClient(connectionSettingsFrom(flags), (client) =>
+      inFlagTerms(automationTerms, async () => {
+        output.result(await client.automations(flags.owner).delete(automationId), `deleted ${automationId}`);
+      }),
+    );
   });
 
 export const automationsCommand = new Command('automations')

@@ -1,4 +1,4 @@
-import { inFlagTerms } from '../flag-terms.js';
+import { chatTerms, inFlagTerms } from '../flag-terms.js';
 import { Command } from 'commander';
 import type { ArborClient } from '../../client/arbor-client.js';
 import type { SessionHandle } from '../../client/session-handle.js';
@@ -40,48 +40,52 @@ export const chatCommand = withSessionFlags(
   });
   const lines = createLineReader();
   try {
-    await withClient(runtime.settings, async (client) => {
-      const resumeId = sessionId ?? (canPrompt() ? await pickSessionToResume(client, flags.owner) : undefined);
-      let session: SessionHandle | undefined = resumeId ? await resume(client, resumeId, output) : undefined;
-      if (!session) output.progress(`arbor chat: a new session, model ${flags.model ?? "the worker's default"}. ${leaving}.`);
-      for (;;) {
-        const raw = await lines.next('you> ');
-        if (raw === null) break;
-        const line = raw.trim();
-        if (line === '/exit' || line === '/quit') break;
-        if (!line) continue;
-        if (line === '/help') {
-          output.progress(helpText);
-          continue;
-        }
-        if (line.startsWith('/') && !line.startsWith('//')) {
-          output.progress(
-            `Unknown command ${line.split(/\s/)[0]}: /help lists the commands (start with // to send a message beginning with /).`,
-          );
-          continue;
-        }
-        const message = line.startsWith('//') ? line.slice(1) : line;
-        if (!session) {
-          session = await inFlagTerms(() => client.startSession(sessionOptionsFrom(message, flags)));
-          output.progress(`session ${session.id}`);
-          await followTurn(session, output, { afterEvent: 0, fromEntry: 0 });
-        } else {
-          const before = await session.snapshot();
-          if (closedStatuses.includes(before.status)) {
-            output.progress(`Session ${session.id} has ended (${before.status}) and takes no more messages; arbor chat starts a new one.`);
-            break;
+    await withClient(runtime.settings, (client) =>
+      inFlagTerms(chatTerms, async () => {
+        const resumeId = sessionId ?? (canPrompt() ? await pickSessionToResume(client, flags.owner) : undefined);
+        let session: SessionHandle | undefined = resumeId ? await resume(client, resumeId, output) : undefined;
+        if (!session) output.progress(`arbor chat: a new session, model ${flags.model ?? "the worker's default"}. ${leaving}.`);
+        for (;;) {
+          const raw = await lines.next('you> ');
+          if (raw === null) break;
+          const line = raw.trim();
+          if (line === '/exit' || line === '/quit') break;
+          if (!line) continue;
+          if (line === '/help') {
+            output.progress(helpText);
+            continue;
           }
-          const messageId = await session.send(message);
-          await followTurn(session, output, {
-            messageId,
-            afterEvent: before.last_event_seq,
-            fromEntry: before.message_count,
-            pendingBefore: before.pending_questions,
-          });
+          if (line.startsWith('/') && !line.startsWith('//')) {
+            output.progress(
+              `Unknown command ${line.split(/\s/)[0]}: /help lists the commands (start with // to send a message beginning with /).`,
+            );
+            continue;
+          }
+          const message = line.startsWith('//') ? line.slice(1) : line;
+          if (!session) {
+            session = await client.startSession(sessionOptionsFrom(message, flags));
+            output.progress(`session ${session.id}`);
+            await followTurn(session, output, { afterEvent: 0, fromEntry: 0 });
+          } else {
+            const before = await session.snapshot();
+            if (closedStatuses.includes(before.status)) {
+              output.progress(
+                `Session ${session.id} has ended (${before.status}) and takes no more messages; arbor chat starts a new one.`,
+              );
+              break;
+            }
+            const messageId = await session.send(message);
+            await followTurn(session, output, {
+              messageId,
+              afterEvent: before.last_event_seq,
+              fromEntry: before.message_count,
+              pendingBefore: before.pending_questions,
+            });
+          }
         }
-      }
-      if (session) output.progress(`session ${session.id} stays open: arbor chat ${session.id} continues it.`);
-    });
+        if (session) output.progress(`session ${session.id} stays open: arbor chat ${session.id} continues it.`);
+      }),
+    );
   } finally {
     lines.close();
     await runtime.stop();

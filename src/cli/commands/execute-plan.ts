@@ -4,7 +4,7 @@ import { createOutput } from '../output.js';
 import { connectionSettingsFrom, nonEmptyText, positiveInteger, withConnectionFlags, type ConnectionFlags } from '../options.js';
 import { withClient } from '../with-client.js';
 import { followTurn } from '../follow-turn.js';
-import { inFlagTerms } from '../flag-terms.js';
+import { executePlanTerms, inFlagTerms } from '../flag-terms.js';
 
 interface ExecutePlanFlags extends ConnectionFlags {
   message?: string;
@@ -26,7 +26,7 @@ export const executePlanCommand = withConnectionFlags(
   await withClient(connectionSettingsFrom(flags), async (client) => {
     const session = await client.findSession(sessionId);
     const before = flags.wait ? await session.snapshot() : undefined;
-    const messageId = await inFlagTerms(() => session.executePlan(flags.message ? { message: flags.message } : {}));
+    const messageId = await inFlagTerms(executePlanTerms, () => session.executePlan(flags.message ? { message: flags.message } : {}));
     if (!before) {
       output.result(
         { session_id: session.id, work_mode: 'execute', message_id: messageId },

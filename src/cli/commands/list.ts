@@ -2,6 +2,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { listedSessionStatuses, type ListedSessionStatus, type SessionSummary } from '../../client/session-list.js';
 import { createOutput } from '../output.js';
 import { connectionSettingsFrom, ownerId, positiveInteger, withConnectionFlags, type ConnectionFlags } from '../options.js';
+import { inFlagTerms, listTerms } from '../flag-terms.js';
 import { withClient } from '../with-client.js';
 
 interface ListFlags extends ConnectionFlags {
@@ -29,15 +30,17 @@ export const listCommand = withConnectionFlags(
     .option('--json', 'print one JSON object'),
 ).action(async (flags: ListFlags) => {
   const output = createOutput(Boolean(flags.json));
-  await withClient(connectionSettingsFrom(flags), async (client) => {
-    const sessions = await client.listSessions({
-      ...(flags.status ? { status: flags.status } : {}),
-      ...(flags.owner ? { owner: flags.owner } : {}),
-      ...(flags.title ? { title: flags.title } : {}),
-      ...(flags.limit ? { limit: flags.limit } : {}),
-    });
-    output.result({ sessions }, renderSessionList(sessions));
-  });
+  await withClient(connectionSettingsFrom(flags), (client) =>
+    inFlagTerms(listTerms, async () => {
+      const sessions = await client.listSessions({
+        ...(flags.status ? { status: flags.status } : {}),
+        ...(flags.owner ? { owner: flags.owner } : {}),
+        ...(flags.title ? { title: flags.title } : {}),
+        ...(flags.limit ? { limit: flags.limit } : {}),
+      });
+      output.result({ sessions }, renderSessionList(sessions));
+    }),
+  );
 });
 
 export function renderSessionList(sessions: readonly SessionSummary[]): string {

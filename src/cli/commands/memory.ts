@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import type { MemoryRecord } from '../../shared/tools/memory.js';
 import { createOutput } from '../output.js';
 import { connectionSettingsFrom, nonEmptyText, ownerId, positiveInteger, withConnectionFlags, type ConnectionFlags } from '../options.js';
+import { inFlagTerms, memoryTerms } from '../flag-terms.js';
 import { withClient } from '../with-client.js';
 
 interface MemoryFlags extends ConnectionFlags {
@@ -25,15 +26,17 @@ const list = withMemoryFlags(new Command('list').description("list an owner's me
   .option('--limit <n>', 'at most this many (default 20)', positiveInteger('--limit'))
   .action(async (flags: MemoryFlags) => {
     const output = createOutput(Boolean(flags.json));
-    await withClient(connectionSettingsFrom(flags), async (client) => {
-      const listed = await client
-        .memories(flags.owner)
-        .list({ ...(flags.tag ? { tag: flags.tag } : {}), ...(flags.limit ? { limit: flags.limit } : {}) });
-      output.result(
-        { owner: flags.owner, ...listed },
-        listed.memories.length === 0 ? `no memories for ${flags.owner}` : listed.memories.map(line).join('\n'),
-      );
-    });
+    await withClient(connectionSettingsFrom(flags), (client) =>
+      inFlagTerms(memoryTerms, async () => {
+        const listed = await client
+          .memories(flags.owner)
+          .list({ ...(flags.tag ? { tag: flags.tag } : {}), ...(flags.limit ? { limit: flags.limit } : {}) });
+        output.result(
+          { owner: flags.owner, ...listed },
+          listed.memories.length === 0 ? `no memories for ${flags.owner}` : listed.memories.map(line).join('\n'),
+        );
+      }),
+    );
   });
 
 const search = withMemoryFlags(new Command('search').description("search an owner's memories by relevance"))
@@ -41,20 +44,24 @@ const search = withMemoryFlags(new Command('search').description("search an owne
   .option('--limit <n>', 'at most this many results (default 5)', positiveInteger('--limit'))
   .action(async (query: string, flags: MemoryFlags) => {
     const output = createOutput(Boolean(flags.json));
-    await withClient(connectionSettingsFrom(flags), async (client) => {
-      const results = await client.memories(flags.owner).search(query, flags.limit ? { limit: flags.limit } : {});
-      output.result({ owner: flags.owner, query, results }, results.length === 0 ? 'no matching memories' : results.map(line).join('\n'));
-    });
+    await withClient(connectionSettingsFrom(flags), (client) =>
+      inFlagTerms(memoryTerms, async () => {
+        const results = await client.memories(flags.owner).search(query, flags.limit ? { limit: flags.limit } : {});
+        output.result({ owner: flags.owner, query, results }, results.length === 0 ? 'no matching memories' : results.map(line).join('\n'));
+      }),
+    );
   });
 
 const remove = withMemoryFlags(new Command('delete').description('delete one memory'))
   .argument('<memory-id>', 'the memory id (mem-N)', nonEmptyText('The memory id'))
   .action(async (memoryId: string, flags: MemoryFlags) => {
     const output = createOutput(Boolean(flags.json));
-    await withClient(connectionSettingsFrom(flags), async (client) => {
-      await client.memories(flags.owner).delete(memoryId);
-      output.result({ owner: flags.owner, memory_id: memoryId, deleted: true }, `deleted ${memoryId}`);
-    });
+    await withClient(connectionSettingsFrom(flags), (client) =>
+      inFlagTerms(memoryTerms, async () => {
+        await client.memories(flags.owner).delete(memoryId);
+        output.result({ owner: flags.owner, memory_id: memoryId, deleted: true }, `deleted ${memoryId}`);
+      }),
+    );
   });
 
 export const memoryCommand = new Command('memory')

@@ -1,4 +1,4 @@
-import { inFlagTerms } from '../flag-terms.js';
+import { inFlagTerms, sessionTerms } from '../flag-terms.js';
 import { Command } from 'commander';
 import { createOutput } from '../output.js';
 import { connectionSettingsFrom, nonEmptyText, positiveInteger } from '../options.js';
@@ -24,7 +24,7 @@ export const runCommand = withSessionFlags(
     });
     try {
       await withClient(runtime.settings, async (client) => {
-        const session = await inFlagTerms(() => client.startSession(sessionOptionsFrom(instruction, flags)));
+        const session = await inFlagTerms(sessionTerms, () => client.startSession(sessionOptionsFrom(instruction, flags)));
         output.progress(`session ${session.id}`);
         await followTurn(session, output, { afterEvent: 0, fromEntry: 0, timeoutSeconds: flags.timeout });
       });

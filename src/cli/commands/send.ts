@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { checkSessionId } from '../../client/session-id.js';
 import { createOutput } from '../output.js';
 import { connectionSettingsFrom, nonEmptyText, positiveInteger, withConnectionFlags, type ConnectionFlags } from '../options.js';
+import { inFlagTerms, sendTerms } from '../flag-terms.js';
 import { withClient } from '../with-client.js';
 import { followTurn } from '../follow-turn.js';
 
@@ -21,21 +22,23 @@ export const sendCommand = withConnectionFlags(
     .option('--json', 'print one JSON object'),
 ).action(async (sessionId: string, message: string, flags: SendFlags) => {
   const output = createOutput(Boolean(flags.json));
-  await withClient(connectionSettingsFrom(flags), async (client) => {
-    sessionId = (await client.findSession(sessionId)).id;
-    const session = client.session(sessionId);
-    const before = flags.wait ? await session.snapshot() : undefined;
-    const messageId = await session.send(message);
-    if (!before) {
-      output.result({ session_id: session.id, message_id: messageId }, `sent ${messageId}`);
-      return;
-    }
-    await followTurn(session, output, {
-      messageId,
-      afterEvent: before.last_event_seq,
-      fromEntry: before.message_count,
-      pendingBefore: before.pending_questions,
-      timeoutSeconds: flags.timeout,
-    });
-  });
+  await withClient(connectionSettingsFrom(flags), (client) =>
+    inFlagTerms(sendTerms, async () => {
+      sessionId = (await client.findSession(sessionId)).id;
+      const session = client.session(sessionId);
+      const before = flags.wait ? await session.snapshot() : undefined;
+      const messageId = await session.send(message);
+      if (!before) {
+        output.result({ session_id: session.id, message_id: messageId }, `sent ${messageId}`);
+        return;
+      }
+      await followTurn(session, output, {
+        messageId,
+        afterEvent: before.last_event_seq,
+        fromEntry: before.message_count,
+        pendingBefore: before.pending_questions,
+        timeoutSeconds: flags.timeout,
+      });
+    }),
+  );
 });

@@ -30,7 +30,9 @@ export const showCommand = withConnectionFlags(
     const members = await readTreeMembers(client, sessionId, 0, snapshot);
     const base = webUiBase(settings);
     const webUi = base ? treeViewLink(base, settings.namespace, snapshot.root_session_id) : null;
-    const data = { ...snapshot, sub_agents: members.children.map(memberNode), web_ui: webUi };
+    // An ended workflow's status is how it ended (as `arbor list` says), and it waits for nothing.
+    const shown = members.ended ? { ...snapshot, status: members.ended, waiting: null, pending_questions: [] } : snapshot;
+    const data = { ...shown, sub_agents: members.children.map(memberNode), web_ui: webUi };
     const text = renderSnapshot(snapshot, { members, ...(webUi ? { webUi } : {}) });
     if (!flags.transcript) {
       output.result(data, text);

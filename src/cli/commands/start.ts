@@ -1,4 +1,4 @@
-import { inFlagTerms } from '../flag-terms.js';
+import { inFlagTerms, sessionTerms } from '../flag-terms.js';
 import { Command } from 'commander';
 import { withClient } from '../with-client.js';
 import { createOutput } from '../output.js';
@@ -80,7 +80,7 @@ export const startCommand = withSessionFlags(
     );
   }
   await withClient(connectionSettingsFrom(flags), async (client) => {
-    const session = await inFlagTerms(() => client.startSession(sessionOptionsFrom(instruction, flags)));
+    const session = await inFlagTerms(sessionTerms, () => client.startSession(sessionOptionsFrom(instruction, flags)));
     output.result({ session_id: session.id }, session.id);
   });
 });

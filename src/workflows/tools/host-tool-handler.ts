@@ -26,6 +26,8 @@ export function runHostTool(tool: HostToolEntry, rawArgs: unknown, argumentsText
   const args = rawArgs as Record<string, unknown>;
   return approveHostToolCall(tool, args, argumentsText, context).then((decision) => {
     if (!decision.approved) throw new ToolError(decision.reason);
+    // Only a call that might have asked: one that never asks runs as the round's other calls do.
+    if (tool.needs_approval !== false) context.callProceeds();
     return scheduleCall(tool, args, argumentsText, context);
   });
 }

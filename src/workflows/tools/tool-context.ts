@@ -16,4 +16,6 @@ export interface ToolContext {
   stepKey: string;
   /** Sets the session's status and its search attribute (askUser pauses the session as `waiting_for_user`). */
   reportStatus: (status: SessionStatus) => void;
+  /** A host tool call runs without asking anyone, its activity scheduled next: a `running` its round held back is written. */
+  callProceeds: () => void;
 }
