@@ -39,7 +39,7 @@ export async function workflowTaskInFlight(client: Client, description: Workflow
  * history length on two looks apart, asking no query. Returns the look it settled on (`closed` for a workflow that
  * has ended), or undefined past the deadline. Call it before skipping time, so what the session was doing is done first.
  */
-export async function settled(client: Client, workflowId: string, deadline: number, lookApartMs = 200): Promise<string | undefined> {
+export async function settled(client: Client, workflowId: string, deadline: number, lookApartMs = 50): Promise<string | undefined> {
   const workflow = client.workflow.getHandle(workflowId);
   let last = '';
   for (;;) {
