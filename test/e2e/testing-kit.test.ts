@@ -7,6 +7,7 @@ import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { z } from 'zod';
 import { defineHostTool } from '../../src/tools.js';
+import { regionQuestion } from '../support/questions.js';
 import {
   createTestArbor,
   delayed,
@@ -22,15 +23,6 @@ import {
 } from '../../src/testing.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const regionQuestion = {
-  question: 'Which region?',
-  header: 'Region',
-  options: [
-    { label: 'Europe', description: 'Trains' },
-    { label: 'Asia', description: 'Food' },
-  ],
-  multiSelect: false,
-};
 
 describe('the testing kit', () => {
   const model = new ScriptedModel();
@@ -112,8 +104,8 @@ describe('the testing kit', () => {
     expect(failure).toBeInstanceOf(WaitTimeoutError);
     expect((failure as Error).message).toContain(`Session ${session.id} was not idle after 1500 ms.`);
     expect((failure as Error).message).toContain('It is waiting_for_user in turn 1');
-    expect((failure as Error).message).toContain('Waiting for the user: Which region?');
-    await arbor.answerQuestions(session, { 'Which region?': 'Asia' });
+    expect((failure as Error).message).toContain(`Waiting for the user: ${regionQuestion.question}`);
+    await arbor.answerQuestions(session, { [regionQuestion.question]: 'Europe' });
     expect((await arbor.waitUntilIdle(session)).last_message?.content).toBe('Thanks.');
   });
 
