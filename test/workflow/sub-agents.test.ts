@@ -222,7 +222,8 @@ describe('sub-agents (the testing kit on the time-skipping server)', () => {
       (entry) => entry.role === 'assistant' && entry.content.startsWith('tick '),
     );
     expect(ticks.at(-1)!.content).toBe('tick 24');
-  });
+    // Alone it takes seconds; after the stop tests above its timers have waited in real time (as on the old helpers).
+  }, 300_000);
 
   it('stops the sub-agents a terminated root left running, walking the tree by queries where visibility cannot list it', async () => {
     const root = unique('root terminated');
