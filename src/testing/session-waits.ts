@@ -140,20 +140,20 @@ export class SessionWaits {
 
   async snapshot(session: SessionRef, bound: WaitBound = {}): Promise<SessionSnapshot> {
     const handle = this.handle(session);
-    await whenNoWorkflowTask(this.env.client, handle.id, Date.now() + (bound.timeoutMs ?? this.defaultTimeoutMs));
+    await this.readyToQuery(handle, bound);
     return handle.snapshot();
   }
 
   async transcript(session: SessionRef, bound: WaitBound = {}): Promise<TranscriptEntry[]> {
     const handle = this.handle(session);
-    await whenNoWorkflowTask(this.env.client, handle.id, Date.now() + (bound.timeoutMs ?? this.defaultTimeoutMs));
+    await this.readyToQuery(handle, bound);
     return handle.transcript();
   }
 
   /** The events the session has emitted so far (its bounded buffer), oldest first. */
   async events(session: SessionRef, bound: WaitBound = {}): Promise<SessionEvent[]> {
     const handle = this.handle(session);
-    await whenNoWorkflowTask(this.env.client, handle.id, Date.now() + (bound.timeoutMs ?? this.defaultTimeoutMs));
+    await this.readyToQuery(handle, bound);
     const events: SessionEvent[] = [];
     for await (const event of handle.events({ follow: false })) events.push(event);
     return events;
@@ -179,6 +179,11 @@ export class SessionWaits {
       await writeFile(paths[index]!, historyToJSON(history as Parameters<typeof historyToJSON>[0]));
     }
     return paths;
+  }
+
+  /** Waits, within the bound, until no workflow task of the session is in flight, so a query cannot meet one. */
+  private async readyToQuery(handle: SessionHandle, bound: WaitBound): Promise<void> {
+    await whenNoWorkflowTask(this.env.client, handle.id, Date.now() + (bound.timeoutMs ?? this.defaultTimeoutMs));
   }
 
   private async decide(session: SessionRef, options: WaitBound & { toolName?: string }, answers: Answers): Promise<AnswerReceipt> {
