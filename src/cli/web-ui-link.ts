@@ -1,6 +1,6 @@
 import type { ConnectionSettings } from '../client/connection.js';
 import { parentSessionIdKey, rootSessionIdKey } from '../shared/search-attributes.js';
-import { sessionWorkflowType } from '../shared/session.js';
+import { sessionWorkflowTypes } from '../client/session-id.js';
 
 /**
  * Where the Temporal Web UI of this server is: ARBOR_UI_URL when set; Temporal Cloud's for a Cloud address; for a
@@ -27,6 +27,7 @@ export function treeViewLink(base: string, namespace: string, rootId: string): s
 
 /** A Web UI list view of the root sessions (each tree's top). */
 export function rootSessionsLink(base: string, namespace: string): string {
-  const query = `${parentSessionIdKey.name} IS NULL AND WorkflowType = "${sessionWorkflowType}"`;
+  const types = sessionWorkflowTypes.map((type) => `"${type}"`).join(', ');
+  const query = `${parentSessionIdKey.name} IS NULL AND WorkflowType IN (${types})`;
   return `${base}/namespaces/${encodeURIComponent(namespace)}/workflows?query=${encodeURIComponent(query)}`;
 }

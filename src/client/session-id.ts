@@ -1,5 +1,5 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import { legacySessionWorkflowType, previousSessionWorkflowType, sessionWorkflowType } from '../shared/session.js';
+import { legacySessionWorkflowType, previousSessionWorkflowType, sessionWorkflowType, sessionWorkflowTypeV2 } from '../shared/session.js';
 import { ArborClientError } from './errors.js';
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -9,7 +9,12 @@ const maxIdLength = 1000;
 const maxCandidates = 10;
 
 /** Every workflow type an Arbor session has run as: any workflow of these types is a session, whatever its id. */
-export const sessionWorkflowTypes: readonly string[] = [sessionWorkflowType, previousSessionWorkflowType, legacySessionWorkflowType];
+export const sessionWorkflowTypes: readonly string[] = [
+  sessionWorkflowType,
+  sessionWorkflowTypeV2,
+  previousSessionWorkflowType,
+  legacySessionWorkflowType,
+];
 
 /**
  * Returns the id if it can be a session id, else throws an error that says so. Any workflow id can: Arbor's own

@@ -14,7 +14,7 @@ const wireSchemas = {
     schema: sessionWorkflowInputSchema,
     title: 'Arbor session input',
     description:
-      'The one argument of a session workflow (arborSessionV2, arborSession, sessionWorkflow). Anything else fails the workflow at once with an InvalidSessionInput failure.',
+      'The one argument of a session workflow (arborSessionV3, arborSessionV2, arborSession, sessionWorkflow). Anything else fails the workflow at once with an InvalidSessionInput failure.',
   },
   'user-message': {
     schema: userMessageSchema,

@@ -320,7 +320,8 @@ export interface SessionResult {
  * The workflow type new sessions start as. Registered names are part of the durable protocol: never renamed, and
  * kept registered while sessions of that type may still run.
  */
-export const sessionWorkflowType = 'arborSessionV2';
+export const sessionWorkflowType = 'arborSessionV3';
 /** The types sessions started as before it, newest first; workers still run them (see `session-changes.ts`). */
+export const sessionWorkflowTypeV2 = 'arborSessionV2';
 export const previousSessionWorkflowType = 'arborSession';
 export const legacySessionWorkflowType = 'sessionWorkflow';

@@ -1,2 +1,2 @@
-export { arborSessionV2, arborSession, sessionWorkflow } from './session-workflow.js';
+export { arborSessionV3, arborSessionV2, arborSession, sessionWorkflow } from './session-workflow.js';
 export { memoryStoreWorkflow } from './memory-store-workflow.js';

@@ -7,12 +7,13 @@ import { patched } from '@temporalio/workflow';
  * - `arborSession` has the first eight built in and asks the later ones. Behind `hasBuiltInChanges()` it also does
  *   what no `sessionWorkflow` ever did: its sub-agents are given their environment by their parent, and visibility
  *   shows a turn `running` only once it is long enough to be seen.
- * - `arborSessionV2`, the type new sessions start as, has every change up to its own built in and asks only the later
- *   ones (a patch costs a marker and a `TemporalChangeVersion` upsert in each session that asks it). Behind
- *   `closedStatusLeftToTemporal()` it writes no `completed` or `stopped` status as it closes: Temporal's execution
- *   status says that already.
- * A change made from now on gets a new entry in `LaterChange`, and is asked with `patched()` in every type it applies
- * to, only where it applies (so that sub-agents, say, ask nothing for a change that concerns roots).
+ * - `arborSessionV2` has every change up to its own built in and asks only the later ones (a patch costs a marker and
+ *   a `TemporalChangeVersion` upsert in each session that asks it). Behind `closedStatusLeftToTemporal()` it writes
+ *   no `completed` or `stopped` status as it closes: Temporal's execution status says that already.
+ * - `arborSessionV3`, the type new sessions start as, has every change listed here built in (`laterChanges` too), so
+ *   it asks Temporal nothing: its runs record no patch marker and write no `TemporalChangeVersion`.
+ * A change made from now on gets a new entry in a list asked by every type (`arborSessionV3` included) with
+ * `patched()`, only where it applies (so that sub-agents, say, ask nothing for a change that concerns roots).
  * Behind `continuesAsNewAsNewestType()`, runs of the two older types continue as new as `arborSessionV2`, so those
  * types end with their sessions' current runs instead of living as long as their trees.
  */
@@ -79,30 +80,36 @@ const arborSessionV2Changes = ['continue-as-new-with-queued-messages', 'sub-agen
  *   task. Asked only as such a round starts in a session that would have written `running` then.
  * - `later-changes-asked-once-at-run-start`: see `askLaterChangesOnce()`.
  */
-type LaterChange =
-  | 'first-turn-clock-starts-with-session'
-  | 'continue-as-new-as-arborSessionV2'
-  | 'host-tools-taken-at-continue-as-new'
-  | 'host-tool-approval-asked'
-  | 'status-waiting-for-user-written-alone'
-  | 'wait-time-zone-checked-as-schedules-read-it'
-  | 'continue-as-new-waits-for-messages-of-its-task'
-  | 'store-writes-settled-after-failure'
-  | 'session-input-checked'
-  | 'sub-agents-not-given-automation-tools-by-default'
-  | 'sub-agent-model-checked'
-  | 'sub-agent-reports-its-error'
-  | 'status-running-held-for-approvals';
+const laterChanges = [
+  'first-turn-clock-starts-with-session',
+  'continue-as-new-as-arborSessionV2',
+  'host-tools-taken-at-continue-as-new',
+  'host-tool-approval-asked',
+  'status-waiting-for-user-written-alone',
+  'wait-time-zone-checked-as-schedules-read-it',
+  'continue-as-new-waits-for-messages-of-its-task',
+  'store-writes-settled-after-failure',
+  'session-input-checked',
+  'sub-agents-not-given-automation-tools-by-default',
+  'sub-agent-model-checked',
+  'sub-agent-reports-its-error',
+  'status-running-held-for-approvals',
+] as const;
+type LaterChange = (typeof laterChanges)[number];
 
 export type SessionChange = (typeof arborSessionChanges)[number] | (typeof arborSessionV2Changes)[number] | LaterChange;
 
-/** The session types in the order they were introduced: 0 `sessionWorkflow`, 1 `arborSession`, 2 `arborSessionV2`. */
-export type SessionGeneration = 0 | 1 | 2;
+/**
+ * The session types in the order they were introduced: 0 `sessionWorkflow`, 1 `arborSession`, 2 `arborSessionV2`,
+ * 3 `arborSessionV3`.
+ */
+export type SessionGeneration = 0 | 1 | 2 | 3;
 
 const builtInBy: Record<SessionGeneration, ReadonlySet<SessionChange>> = {
   0: new Set(),
   1: new Set(arborSessionChanges),
   2: new Set([...arborSessionChanges, ...arborSessionV2Changes]),
+  3: new Set([...arborSessionChanges, ...arborSessionV2Changes, ...laterChanges]),
 };
 
 // Module state is per workflow: the worker evaluates the workflow bundle's modules for each workflow it runs.
@@ -159,7 +166,17 @@ let laterChangesTaken = false;
  * returns false there, and the changes are asked one by one as before. Call it before any of them is asked.
  */
 export function askLaterChangesOnce(): void {
+  if (generation >= 3) return;
   laterChangesTaken = patched('later-changes-asked-once-at-run-start');
+}
+
+/**
+ * Whether this session's type is `arborSessionV3` or later: every change above is built in (no patch marker, no
+ * `TemporalChangeVersion` upsert, in any of its runs), and a tool round whose calls all finish inside the workflow
+ * task writes its `running` only as the turn goes on to a model call (see `statusReporter`).
+ */
+export function hasV3Changes(): boolean {
+  return generation >= 3;
 }
 
 /** Whether the session takes the changed branch: always where its type has it built in; elsewhere, as Temporal recorded. */

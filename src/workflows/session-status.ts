@@ -3,7 +3,8 @@ import type { SessionStatus, ToolCall } from '../shared/session.js';
 import { statusKey } from '../shared/search-attributes.js';
 import { findTool } from '../shared/tools/registry.js';
 import { findHostTool } from './deployment-settings.js';
-import { closedStatusLeftToTemporal, hasBuiltInChanges, hasChange } from './session-changes.js';
+import { closedStatusLeftToTemporal, hasBuiltInChanges, hasChange, hasV3Changes } from './session-changes.js';
+import { finishesInTask } from './tools/in-task-tools.js';
 import type { SessionState } from './session-state.js';
 
 export interface StatusReporter {
@@ -25,6 +26,8 @@ export interface StatusReporter {
    * is scheduled next): a `running` the round held back for it is written now.
    */
   callProceeds(): void;
+  /** The turn goes on to another model call: a `running` held back for a round that finished in its task is written now. */
+  modelCallStarts(): void;
 }
 
 /** Closing statuses that Temporal's execution status shows as they are: Completed, and Canceled for a stop. */
@@ -38,7 +41,8 @@ const runningShownAfterMs = 2_000;
  * Each upsert is a history event and a visibility write, so visibility shows `running` only for turns long enough
  * to be seen there: a turn that is a single model call stays `idle`; in an arborSession, so does a turn whose tool
  * rounds start within its first two seconds, unless a call may wait long (a sub-agent, a timer, a person). In a
- * sessionWorkflow (newer runs), every turn that runs tools shows `running`. An arborSessionV2 that closes as
+ * sessionWorkflow (newer runs), every turn that runs tools shows `running`. In an arborSessionV3, a round whose calls
+ * all finish in its own workflow task writes `running` only as the turn goes on to its next model call. An arborSessionV2 that closes as
  * `completed` or `stopped` leaves that to Temporal's execution status (Completed, Canceled); `failed` is written, since
  * Temporal records such a session as Completed. Queries and the event stream always see the live status. Create it at
  * the start of the workflow function.
@@ -78,6 +82,15 @@ export function statusReporter(state: SessionState): StatusReporter {
       return tool !== undefined && tool.needs_approval !== false;
     });
 
+  const writeHeldRunning = () => {
+    if (!runningHeld) return;
+    runningHeld = false;
+    if (state.status === 'running') show('running');
+  };
+  // A call of a tool nobody serves is refused at once, in the workflow task.
+  const finishesInTaskOrRefused = (call: ToolCall) =>
+    finishesInTask(call.name) || (findTool(call.name) === undefined && findHostTool(state.settings, call.name) === undefined);
+
   return {
     report,
     startFirstTurnClock() {
@@ -102,12 +115,18 @@ export function statusReporter(state: SessionState): StatusReporter {
         runningHeld = true;
         return;
       }
+      // A round that finishes in its own workflow task is seen running only if the turn goes on: a turn it ends would
+      // write `running` and `idle` in one task.
+      if (hasV3Changes() && calls.every(finishesInTaskOrRefused)) {
+        runningHeld = true;
+        return;
+      }
       show('running');
     },
-    callProceeds() {
-      if (!runningHeld) return;
-      runningHeld = false;
-      if (state.status === 'running') show('running');
+    callProceeds: writeHeldRunning,
+    modelCallStarts() {
+      // Older types never held `running` to this point; they keep writing as their histories recorded.
+      if (hasV3Changes()) writeHeldRunning();
     },
   };
 }

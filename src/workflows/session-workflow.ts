@@ -41,7 +41,7 @@ import {
   defaultMaxChildren,
   defaultMaxDepth,
   defaultMaxToolRounds,
-  sessionWorkflowType,
+  sessionWorkflowTypeV2,
   type SessionInput,
   type SessionResult,
 } from '../shared/session.js';
@@ -75,7 +75,17 @@ const { prepareSession, describeHostTools } = proxyLocalActivities<Activities>({
 /**
  * A session: waits for user messages and answers each with a turn of model and tool calls. A root session stays
  * open between turns; a sub-agent (a session with a parent) completes once its work is done. New sessions start as
- * this type; it has every change of `session-changes.ts` built in.
+ * this type; it has every change of `session-changes.ts` built in, so it records no patch marker.
+ */
+export const arborSessionV3 = (async (input) => {
+  useBuiltInChanges(3);
+  return runSession(input);
+}) satisfies SessionWorkflow;
+
+/**
+ * The type sessions started as until `arborSessionV3`: still registered so that its running sessions (and their
+ * sub-agents, which take their parent's type) go on. It asks the changes made after it began with `patched()`, and
+ * its runs continue as new as `arborSessionV2`: an `arborSessionV2` session stays of that type until it ends.
  */
 export const arborSessionV2 = (async (input) => {
   useBuiltInChanges(2);
@@ -207,8 +217,8 @@ async function runSession(input: SessionInput): Promise<SessionResult> {
       work_mode: state.workMode === defaultWorkMode ? undefined : state.workMode,
       carried: state.carry(),
     };
-    if (continuesAsNewAsNewestType()) await makeContinueAsNewFunc<typeof arborSessionV2>({ workflowType: sessionWorkflowType })(next);
-    await continueAsNew<typeof arborSessionV2>(next);
+    if (continuesAsNewAsNewestType()) await makeContinueAsNewFunc<typeof arborSessionV2>({ workflowType: sessionWorkflowTypeV2 })(next);
+    await continueAsNew<SessionWorkflow>(next);
   };
 
   try {
@@ -253,6 +263,7 @@ async function runSession(input: SessionInput): Promise<SessionResult> {
         reportStatus,
         toolRoundStarted: status.toolRoundStarted,
         callProceeds: status.callProceeds,
+        modelCallStarts: status.modelCallStarts,
       });
       if (outcome !== 'model_failed') {
         // Active goals drive the next turn, unless a message (which always comes first) is already waiting.

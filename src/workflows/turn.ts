@@ -36,6 +36,8 @@ export interface TurnServices {
   toolRoundStarted: (calls: readonly ToolCall[]) => void;
   /** A host tool call runs without asking anyone: its activity is scheduled next (see StatusReporter). */
   callProceeds: () => void;
+  /** Before each model call after a tool round (see StatusReporter). */
+  modelCallStarts: () => void;
 }
 
 export async function runTurn(
@@ -47,6 +49,7 @@ export async function runTurn(
   const allowedTools = new Set(settings.toolNames);
   for (let round = 1; round <= settings.maxToolRounds; round++) {
     let reply: ModelReply;
+    if (round > 1) services.modelCallStarts();
     try {
       reply = await callModel.executeWithOptions({ summary: `turn ${state.turn} · round ${round} · ${state.settings.model}` }, [
         modelInput(state, settings, cursor, round),

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SessionHandle } from '../../src/client/session-handle.js';
 import * as messages from '../../src/shared/messages.js';
+import { sessionWorkflowType } from '../../src/shared/session.js';
 import { temporalOk } from '../support/temporal-cli.js';
 import { waitUntil } from '../support/wait.js';
 import { inProcessDemoWorker } from '../support/in-process-demo-worker.js';
@@ -173,7 +174,7 @@ describe('the wire protocol as docs/protocol.md documents it', () => {
     expect(found).toMatchObject({ results: [{ memory_id: 'mem-1', content: 'Alice is vegetarian.', session_id: 'picnic' }] });
 
     // executePlan, as documented, on a session started in Plan mode; the picnic, in Execute mode, refuses it.
-    const planned = await demo.arbor.temporal.workflow.start('arborSessionV2', {
+    const planned = await demo.arbor.temporal.workflow.start(sessionWorkflowType, {
       workflowId: `plan-${randomUUID()}`,
       taskQueue: demo.settings.taskQueue,
       args: [{ instruction: 'Plan a picnic for four people', work_mode: 'plan' }],

@@ -79,8 +79,9 @@ describe('search-attribute writes of a session: one per workflow task (dev serve
     expect(description.typedSearchAttributes.get(statusKey)).toBe('idle');
     const events = await historyOf(session);
     expect(tasksWithSeveralWrites(events)).toEqual({});
-    // What the first workflow task still writes is the patch's TemporalChangeVersion, not the session's identity.
-    expect(searchAttributeWrites(events).map((write) => Object.keys(write.attributes))).toEqual([['TemporalChangeVersion']]);
+    // An arborSessionV3 asks Temporal no patch, so not even a TemporalChangeVersion is written.
+    expect(searchAttributeWrites(events)).toEqual([]);
+    expect(events.filter((event) => event.markerRecordedEventAttributes?.markerName === 'core_patch')).toEqual([]);
   });
 
   it('writes waiting_for_user alone in the workflow task of a round that asks the user', async () => {
@@ -137,5 +138,59 @@ describe('search-attribute writes of a session: one per workflow task (dev serve
       (event) => event.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields?.['ArborStatus'],
     );
     expect(events[runningAt + 1]?.activityTaskScheduledEventAttributes?.activityType?.name).toBe('tool:refund');
+  });
+
+  it('writes no running for a last round, two seconds into its turn, whose calls finish in their workflow task', async () => {
+    const instruction = `todos then stop ${randomUUID()}`;
+    const round = {
+      toolCalls: [
+        { name: 'todoWrite', arguments: JSON.stringify({ todos: [{ content: 'Note it', status: 'completed' }] }) },
+        { name: 'stopConversation', arguments: '{}' },
+      ],
+      delayMs: 2_300,
+    };
+    model.script(instruction, round);
+    const session = await client.startSession({ instruction });
+    const snapshot = await session.waitUntilIdle({ timeoutMs: 60_000 });
+    expect(snapshot.todos.map((todo) => todo.content)).toEqual(['Note it']);
+    const events = await historyOf(session);
+    expect(tasksWithSeveralWrites(events)).toEqual({});
+    expect(statusWrites(events)).toEqual([]);
+  });
+
+  it('writes running as the turn goes on to a model call after a round, two seconds in, that finished in its task', async () => {
+    const instruction = `todos then answer ${randomUUID()}`;
+    model.script(
+      instruction,
+      { ...call('todoWrite', { todos: [{ content: 'Note it', status: 'in_progress' }] }), delayMs: 2_300 },
+      { content: 'Noted.', delayMs: 500 },
+    );
+    const session = await client.startSession({ instruction });
+    const snapshot = await session.waitUntilIdle({ timeoutMs: 60_000 });
+    expect(snapshot.last_message?.content).toBe('Noted.');
+    const events = await historyOf(session);
+    expect(tasksWithSeveralWrites(events)).toEqual({});
+    expect(statusWrites(events)).toEqual(['running', 'idle']);
+    const runningAt = events.findIndex(
+      (event) => event.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields?.['ArborStatus'],
+    );
+    expect(events[runningAt + 1]?.activityTaskScheduledEventAttributes?.activityType?.name).toBe('callModel');
+  });
+
+  it('writes a sub-agent’s first waiting_for_user alone in its workflow task', async () => {
+    const instruction = `delegate a question ${randomUUID()}`;
+    const childInstruction = `ask the user ${randomUUID()}`;
+    model
+      .script(instruction, call('subAgent', { title: 'Asker', instruction: childInstruction, mode: 'sync' }), { content: 'Asked.' })
+      .script(childInstruction, call('askUser', { questions: [question] }), { content: 'Got it.' });
+    const session = await client.startSession({ instruction });
+    await answerWhenAsked(session, { [question.question]: question.options[0]!.label });
+    const snapshot = await session.waitUntilIdle({ timeoutMs: 60_000 });
+    expect(snapshot.last_message?.content).toBe('Asked.');
+    const child = client.session(snapshot.children[0]!.sub_session_id);
+    const events = await historyOf(child);
+    expect(tasksWithSeveralWrites(events)).toEqual({});
+    expect(statusWrites(events)[0]).toBe('waiting_for_user');
+    expect(events.filter((event) => event.markerRecordedEventAttributes?.markerName === 'core_patch')).toEqual([]);
   });
 });

@@ -69,7 +69,7 @@ describe('a session tree on the dev server when its worker dies while sub-agents
     const upserted = events.flatMap((event) =>
       Object.keys(event.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields ?? {}),
     );
-    // It is an arborSessionV2 like its parent, told its environment by the parent: no local activity, no patch marker,
+    // It is an arborSessionV3 like its parent, told its environment by the parent: no local activity, no patch marker,
     // and so no TemporalChangeVersion upsert either. A turn of one model call writes no status, and its completion is
     // Temporal's to show: the sub-agent upserts nothing at all.
     expect(events[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name).toBe(sessionWorkflowType);

@@ -4,7 +4,7 @@ import { SessionHandle } from '../../src/client/session-handle.js';
 import {
   legacySessionWorkflowType,
   previousSessionWorkflowType,
-  sessionWorkflowType,
+  sessionWorkflowTypeV2,
   type SessionInput,
 } from '../../src/shared/session.js';
 import { call, toolResults } from '../support/scripted-model.js';
@@ -75,13 +75,13 @@ describe('root sessions of the older types continuing as new (time-skipping serv
         });
         const sent = [instruction, ...(await talkUntilContinuedAsNew(scripted, session, instruction, firstRunId))];
         const workflow = scripted.env.client.workflow.getHandle(session.id);
-        expect((await workflow.describe()).type).toBe(sessionWorkflowType);
+        expect((await workflow.describe()).type).toBe(sessionWorkflowTypeV2);
 
         const [first, second] = await runHistories(scripted.env.client, session.id);
         expect(workflowTypeOf(first!)).toBe(olderType);
-        expect(continuedAsType(first!)).toBe(sessionWorkflowType);
+        expect(continuedAsType(first!)).toBe(sessionWorkflowTypeV2);
         expect(patchIds(first!)).toContain(hopPatch);
-        expect(workflowTypeOf(second!)).toBe(sessionWorkflowType);
+        expect(workflowTypeOf(second!)).toBe(sessionWorkflowTypeV2);
 
         expect(await session.snapshot()).toMatchObject({ session_id: session.id, title: 'A long talk', status: 'idle', turn: sent.length });
         expect((await session.transcript()).filter((entry) => entry.role === 'user').map((entry) => entry.content)).toEqual(sent);
@@ -96,7 +96,7 @@ describe('root sessions of the older types continuing as new (time-skipping serv
         expect(snapshot).toMatchObject({ turn: sent.length + 1, last_message: { content: 'The helper is done.' } });
         const helperRecord = snapshot.children.find((child) => child.title === 'Helper');
         expect(helperRecord).toMatchObject({ status: 'completed', final_message: 'Helped.', outlives_run: true });
-        expect((await scripted.env.client.workflow.getHandle(helperRecord!.sub_session_id).describe()).type).toBe(sessionWorkflowType);
+        expect((await scripted.env.client.workflow.getHandle(helperRecord!.sub_session_id).describe()).type).toBe(sessionWorkflowTypeV2);
         // The model saw the whole conversation, carried across the hop.
         expect(
           fake
@@ -139,10 +139,10 @@ describe('a sync sub-agent of an older type continuing as new (time-skipping ser
       const runs = await runHistories(scripted.env.client, result.sub_session_id);
       expect(runs.length).toBeGreaterThanOrEqual(2);
       expect(workflowTypeOf(runs[0]!)).toBe(legacySessionWorkflowType);
-      expect(continuedAsType(runs[0]!)).toBe(sessionWorkflowType);
-      for (const run of runs.slice(1)) expect(workflowTypeOf(run)).toBe(sessionWorkflowType);
+      expect(continuedAsType(runs[0]!)).toBe(sessionWorkflowTypeV2);
+      for (const run of runs.slice(1)) expect(workflowTypeOf(run)).toBe(sessionWorkflowTypeV2);
       const childDescription = await scripted.env.client.workflow.getHandle(result.sub_session_id).describe();
-      expect(childDescription).toMatchObject({ type: sessionWorkflowType, status: { name: 'COMPLETED' } });
+      expect(childDescription).toMatchObject({ type: sessionWorkflowTypeV2, status: { name: 'COMPLETED' } });
       expect(childDescription.parentExecution?.workflowId).toBe(session.id);
       expect((await scripted.env.client.workflow.getHandle(session.id).describe()).type).toBe(legacySessionWorkflowType);
       expect((await session.snapshot()).children).toEqual([
@@ -199,7 +199,7 @@ describe('an async sub-agent of an older type outliving its parent’s continue-
       const notices = (await session.transcript()).filter((entry) => entry.content.startsWith('[Sub-agent notice]'));
       expect(notices).toHaveLength(1);
       expect(notices[0]!.content).toContain('Long task done.');
-      expect((await workflow.describe()).type).toBe(sessionWorkflowType);
+      expect((await workflow.describe()).type).toBe(sessionWorkflowTypeV2);
     });
   });
 });

@@ -1,7 +1,12 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, inject, it } from 'vitest';
-import { legacySessionWorkflowType, previousSessionWorkflowType, sessionWorkflowType } from '../../src/shared/session.js';
+import {
+  legacySessionWorkflowType,
+  previousSessionWorkflowType,
+  sessionWorkflowType,
+  sessionWorkflowTypeV2,
+} from '../../src/shared/session.js';
 import { memoryStoreWorkflowType } from '../../src/shared/tools/memory.js';
 import { replayHistories } from '../../src/testing.js';
 
@@ -25,6 +30,7 @@ describe('committed histories', () => {
     const histories = await committedHistories();
     const perType = (type: string) => histories.filter((entry) => entry.type === type).length;
     expect(perType(sessionWorkflowType)).toBeGreaterThanOrEqual(5);
+    expect(perType(sessionWorkflowTypeV2)).toBeGreaterThanOrEqual(5);
     expect(perType(previousSessionWorkflowType)).toBeGreaterThanOrEqual(5);
     expect(perType(legacySessionWorkflowType)).toBeGreaterThanOrEqual(5);
     expect(perType(memoryStoreWorkflowType)).toBeGreaterThanOrEqual(1);
@@ -39,14 +45,14 @@ describe('committed histories', () => {
     for (const type of [previousSessionWorkflowType, legacySessionWorkflowType]) {
       const hop = histories.find((entry) => entry.workflowId === `${type}/continues-as-new-as-v2.json`);
       expect(hop?.history.events.at(-1)?.workflowExecutionContinuedAsNewEventAttributes?.workflowType?.name, type).toBe(
-        sessionWorkflowType,
+        sessionWorkflowTypeV2,
       );
     }
   });
 
   it('include a session that called a host tool as the activity tool:<name>', async () => {
     const histories = await committedHistories();
-    const hostTools = histories.find((entry) => entry.workflowId === `${sessionWorkflowType}/host-tools.json`)!;
+    const hostTools = histories.find((entry) => entry.workflowId === `${sessionWorkflowTypeV2}/host-tools.json`)!;
     const events = hostTools.history.events as { activityTaskScheduledEventAttributes?: { activityType?: { name?: string } } }[];
     const types = events.flatMap((event) => event.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
     expect(types).toContain('tool:lookup_order');
@@ -54,7 +60,7 @@ describe('committed histories', () => {
 
   it('include a session whose host tool calls asked for approval, the worker deciding for some by their arguments', async () => {
     const histories = await committedHistories();
-    const approval = histories.find((entry) => entry.workflowId === `${sessionWorkflowType}/host-tool-approval.json`)!;
+    const approval = histories.find((entry) => entry.workflowId === `${sessionWorkflowTypeV2}/host-tool-approval.json`)!;
     const text = JSON.stringify(approval.history);
     expect(text).toContain(Buffer.from(JSON.stringify({ id: 'host-tool-approval-asked', deprecated: false })).toString('base64'));
     const events = approval.history.events as { workflowExecutionUpdateAcceptedEventAttributes?: unknown }[];
@@ -65,7 +71,7 @@ describe('committed histories', () => {
     const histories = await committedHistories();
     const marker = Buffer.from(JSON.stringify({ id: 'later-changes-asked-once-at-run-start', deprecated: false })).toString('base64');
     for (const name of ['status-writes-one-per-task', 'status-writes-one-per-task-carried']) {
-      const entry = histories.find((history) => history.workflowId === `${sessionWorkflowType}/${name}.json`)!;
+      const entry = histories.find((history) => history.workflowId === `${sessionWorkflowTypeV2}/${name}.json`)!;
       expect(JSON.stringify(entry.history), name).toContain(marker);
       const events = entry.history.events as {
         upsertWorkflowSearchAttributesEventAttributes?: { workflowTaskCompletedEventId?: string };
@@ -78,7 +84,7 @@ describe('committed histories', () => {
   it('include a wait in a zone a schedule would refuse, from before and after wait-time-zone-checked-as-schedules-read-it', async () => {
     const histories = await committedHistories();
     const timers = (name: string) => {
-      const entry = histories.find((history) => history.workflowId === `${sessionWorkflowType}/${name}.json`)!;
+      const entry = histories.find((history) => history.workflowId === `${sessionWorkflowTypeV2}/${name}.json`)!;
       const events = entry.history.events as { timerStartedEventAttributes?: unknown }[];
       return { text: JSON.stringify(entry.history), started: events.filter((event) => event.timerStartedEventAttributes).length };
     };
@@ -92,7 +98,7 @@ describe('committed histories', () => {
   it('include a sub-agent model refused before any sub-agent starts, and a sub-agent whose model answered 404 saying why it failed', async () => {
     const histories = await committedHistories();
     const text = (name: string) =>
-      JSON.stringify(histories.find((history) => history.workflowId === `${sessionWorkflowType}/${name}.json`)!.history);
+      JSON.stringify(histories.find((history) => history.workflowId === `${sessionWorkflowTypeV2}/${name}.json`)!.history);
     const marker = (id: string) => Buffer.from(JSON.stringify({ id, deprecated: false })).toString('base64');
     expect(text('sub-agent-models')).toContain(marker('sub-agent-model-checked'));
     expect(text('sub-agent-model-not-found')).toContain(marker('sub-agent-reports-its-error'));
@@ -104,7 +110,7 @@ describe('committed histories', () => {
       'base64',
     );
     const ending = (name: string) => {
-      const entry = histories.find((history) => history.workflowId === `${sessionWorkflowType}/${name}.json`)!;
+      const entry = histories.find((history) => history.workflowId === `${sessionWorkflowTypeV2}/${name}.json`)!;
       const events = entry.history.events as { eventType?: string }[];
       const tasks = events.flatMap((event) =>
         event.eventType === 'EVENT_TYPE_WORKFLOW_TASK_COMPLETED'
@@ -127,7 +133,7 @@ describe('committed histories', () => {
 
   it('include a session that took its messages through the sendMessage update, and a malformed userMessage signal', async () => {
     const histories = await committedHistories();
-    const sent = histories.find((entry) => entry.workflowId === `${sessionWorkflowType}/send-message.json`)!;
+    const sent = histories.find((entry) => entry.workflowId === `${sessionWorkflowTypeV2}/send-message.json`)!;
     const events = sent.history.events as {
       workflowExecutionUpdateAcceptedEventAttributes?: { acceptedRequest?: { input?: { name?: string } } };
       workflowExecutionSignaledEventAttributes?: { signalName?: string };
@@ -140,7 +146,7 @@ describe('committed histories', () => {
   it('include a session and a memory store whose input was refused, each failed at once behind its patch', async () => {
     const histories = await committedHistories();
     for (const [type, change] of [
-      [sessionWorkflowType, 'session-input-checked'],
+      [sessionWorkflowTypeV2, 'session-input-checked'],
       [memoryStoreWorkflowType, 'memory-store-input-checked'],
     ]) {
       const refused = histories.find((entry) => entry.workflowId === `${type}/invalid-input.json`)!;
@@ -158,7 +164,7 @@ describe('committed histories', () => {
       'base64',
     );
     const childTools = (name: string) => {
-      const entry = histories.find((history) => history.workflowId === `${sessionWorkflowType}/${name}.json`)!;
+      const entry = histories.find((history) => history.workflowId === `${sessionWorkflowTypeV2}/${name}.json`)!;
       const events = entry.history.events as {
         startChildWorkflowExecutionInitiatedEventAttributes?: { input?: { payloads?: { data?: string }[] } };
       }[];
@@ -177,12 +183,31 @@ describe('committed histories', () => {
 
   it('include a session in Plan mode switched to Execute mode by the executePlan update', async () => {
     const histories = await committedHistories();
-    const planned = histories.find((entry) => entry.workflowId === `${sessionWorkflowType}/plan-mode-executed.json`)!;
+    const planned = histories.find((entry) => entry.workflowId === `${sessionWorkflowTypeV2}/plan-mode-executed.json`)!;
     const events = planned.history.events as {
       workflowExecutionUpdateAcceptedEventAttributes?: { acceptedRequest?: { input?: { name?: string } } };
     }[];
     const updates = events.flatMap((event) => event.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name ?? []);
     expect(updates).toEqual(['executePlan']);
+  });
+
+  it('include arborSessionV3 sessions, with no patch marker and at most one search-attribute write per workflow task', async () => {
+    const histories = (await committedHistories()).filter((entry) => entry.type === sessionWorkflowType);
+    expect(histories.map((entry) => entry.workflowId)).toEqual(
+      expect.arrayContaining([`${sessionWorkflowType}/sub-agents.json`, `${sessionWorkflowType}/status-writes-one-per-task.json`]),
+    );
+    for (const { workflowId, history } of histories) {
+      const events = history.events as {
+        markerRecordedEventAttributes?: { markerName?: string };
+        upsertWorkflowSearchAttributesEventAttributes?: { workflowTaskCompletedEventId?: string };
+      }[];
+      expect(
+        events.filter((event) => event.markerRecordedEventAttributes?.markerName === 'core_patch'),
+        workflowId,
+      ).toEqual([]);
+      const tasks = events.flatMap((event) => event.upsertWorkflowSearchAttributesEventAttributes?.workflowTaskCompletedEventId ?? []);
+      expect(new Set(tasks).size, workflowId).toBe(tasks.length);
+    }
   });
 
   it('replay with today’s workflow code without nondeterminism, through the testing kit’s replayHistories', async () => {

@@ -3,7 +3,12 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { temporal } from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SessionHandle } from '../../src/client/session-handle.js';
-import { legacySessionWorkflowType, previousSessionWorkflowType, sessionWorkflowType } from '../../src/shared/session.js';
+import {
+  legacySessionWorkflowType,
+  previousSessionWorkflowType,
+  sessionWorkflowType,
+  sessionWorkflowTypeV2,
+} from '../../src/shared/session.js';
 import { createTimeSkippingEnvironment, demoModel, withWorker } from '../support/time-skipping.js';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
@@ -48,14 +53,26 @@ describe('session workflow types', () => {
     withWorker(env, demoModel, (taskQueue) =>
       Promise.all([
         delegate(taskQueue, sessionWorkflowType),
+        delegate(taskQueue, sessionWorkflowTypeV2),
         delegate(taskQueue, previousSessionWorkflowType),
         delegate(taskQueue, legacySessionWorkflowType),
       ]),
     );
   let runs: ReturnType<typeof all> | undefined;
 
-  it('start new sessions as arborSessionV2, whose sub-agents inherit its type and environment and ask no patches', async () => {
+  it('start new sessions as arborSessionV3, which record no patch marker, root or sub-agent', async () => {
     const [{ root, child, roles }] = await (runs ??= all());
+    expect(workflowTypeOf(root)).toBe('arborSessionV3');
+    expect(workflowTypeOf(child)).toBe('arborSessionV3');
+    // The root asks the worker where it runs (one local activity) and nothing else; the sub-agent is told its
+    // environment by its parent.
+    expect(markerNames(root)).toEqual(['core_local_activity']);
+    expect(markerNames(child)).toEqual([]);
+    expect(roles).toEqual(['user', 'assistant', 'tool', 'assistant']);
+  });
+
+  it('still run sessions of the type before it, arborSessionV2, whose sub-agents inherit its type and environment and ask no patches', async () => {
+    const [, { root, child, roles }] = await (runs ??= all());
     expect(workflowTypeOf(root)).toBe('arborSessionV2');
     expect(workflowTypeOf(child)).toBe('arborSessionV2');
     // The root asks the worker where it runs (one local activity) and asks two changes made since its type began: where
@@ -66,8 +83,8 @@ describe('session workflow types', () => {
     expect(roles).toEqual(['user', 'assistant', 'tool', 'assistant']);
   });
 
-  it('still run sessions of the type before it, arborSession, whose sub-agents stay of that type', async () => {
-    const [, { root, child, roles }] = await (runs ??= all());
+  it('still run sessions of the type before that, arborSession, whose sub-agents stay of that type', async () => {
+    const [, , { root, child, roles }] = await (runs ??= all());
     expect(workflowTypeOf(root)).toBe('arborSession');
     expect(workflowTypeOf(child)).toBe('arborSession');
     // No run here continues as new, so neither asks the change that would make its next run an arborSessionV2
@@ -78,7 +95,7 @@ describe('session workflow types', () => {
   });
 
   it('still run sessions of the first type, sessionWorkflow, whose sub-agents stay of that type and ask their patches', async () => {
-    const [, , { root, child, roles }] = await (runs ??= all());
+    const [, , , { root, child, roles }] = await (runs ??= all());
     expect(workflowTypeOf(root)).toBe('sessionWorkflow');
     expect(workflowTypeOf(child)).toBe('sessionWorkflow');
     expect(markerNames(root)).toContain('core_patch');
