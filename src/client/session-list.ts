@@ -4,6 +4,7 @@ import { ArborClientError } from './errors.js';
 import { sessionStatuses } from '../shared/session.js';
 import { sessionWorkflowTypes } from './session-id.js';
 import { parentSessionIdKey, statusKey, titleKey } from '../shared/search-attributes.js';
+import { textFromAttribute } from '../shared/text-attribute.js';
 import { ownerSchema } from '../shared/tools/memory.js';
 
 /** The memo key naming a session's owner; the SDK sets it when it starts a session (schedules use the same key). */
@@ -117,7 +118,7 @@ function summarize(execution: WorkflowExecutionInfo): SessionSummary {
   const closedAt = execution.closeTime?.toISOString() ?? null;
   return {
     session_id: execution.workflowId,
-    title: execution.typedSearchAttributes.get(titleKey) ?? execution.workflowId,
+    title: textFromAttribute(execution.typedSearchAttributes.get(titleKey) ?? execution.workflowId),
     status: listedStatus(execution.status.name, execution.typedSearchAttributes.get(statusKey)),
     owner: typeof memoOwner === 'string' ? memoOwner : null,
     started_at: startedAt,

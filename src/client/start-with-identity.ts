@@ -1,6 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { SearchAttributePair } from '@temporalio/common';
 import { rootSessionIdKey, statusKey, titleKey } from '../shared/search-attributes.js';
+import { textAttributeValue } from '../shared/text-attribute.js';
 
 /**
  * The search attributes a root session starts with: its tree (itself), its title and `idle`, the status its first
@@ -11,7 +12,7 @@ import { rootSessionIdKey, statusKey, titleKey } from '../shared/search-attribut
 export function identityAtStart(sessionId: string, title: string): SearchAttributePair[] {
   return [
     { key: rootSessionIdKey, value: sessionId },
-    { key: titleKey, value: title },
+    { key: titleKey, value: textAttributeValue(title) },
     { key: statusKey, value: 'idle' },
   ];
 }

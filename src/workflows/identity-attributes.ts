@@ -3,6 +3,7 @@ import { workflowInfo } from '@temporalio/workflow';
 import type { SessionStatus } from '../shared/session.js';
 import { parentSessionIdKey, rootSessionIdKey, statusKey, titleKey } from '../shared/search-attributes.js';
 import type { SessionIdentity } from './session-identity.js';
+import { textAttributeValue } from '../shared/text-attribute.js';
 
 /** The search attributes that place a session in its tree (root, parent, title) and show its status. */
 export function identityAttributes(
@@ -11,7 +12,7 @@ export function identityAttributes(
 ): SearchAttributePair[] {
   return [
     { key: rootSessionIdKey, value: identity.root_session_id },
-    { key: titleKey, value: identity.title },
+    { key: titleKey, value: textAttributeValue(identity.title) },
     { key: statusKey, value: status },
     ...(identity.parent_session_id ? [{ key: parentSessionIdKey, value: identity.parent_session_id }] : []),
   ];

@@ -5,7 +5,8 @@ import { devServerSettings } from '../support/connection.js';
 import { FakeOpenAI } from '../support/fake-openai.js';
 import { killHard, runCli, startWorkerProcess, workerProcessEnv } from '../support/processes.js';
 import { waitUntil } from '../support/wait.js';
-import type { SessionSummary } from '../../src/client.js';
+import { ArborClient, type SessionSummary } from '../../src/client.js';
+import { titleKey } from '../../src/shared/search-attributes.js';
 
 describe('arbor list', () => {
   const fake = new FakeOpenAI();
@@ -67,6 +68,21 @@ describe('arbor list', () => {
     const alphas = (await list('--title', 'ALPHA REPORT', '--limit', '200')).map((session) => session.session_id);
     expect(alphas).toEqual(expect.arrayContaining([ids.first, ids.other]));
     expect(alphas).not.toContain(ids.second);
+  });
+
+  it('lists a title with colons, quotes and backslashes as written, which visibility holds in a form PostgreSQL can index', async () => {
+    const title = `'Research: A vs B' in C:\\temp\\`;
+    const colonOwner = `${owner}-colons`;
+    const id = await start(title, colonOwner);
+    await waitUntil(async () => (await list('--owner', colonOwner)).length === 1, 30_000);
+    expect((await list('--owner', colonOwner))[0]).toMatchObject({ session_id: id, title });
+    const arbor = await ArborClient.fromSettings(settings);
+    try {
+      const written = (await arbor.temporal.workflow.getHandle(id).describe()).typedSearchAttributes.get(titleKey);
+      expect(written).toBe('’Research꞉ A vs B’ in C꞉⧵temp⧵');
+    } finally {
+      await arbor.close();
+    }
   });
 
   it('prints a table under the alias sessions', async () => {

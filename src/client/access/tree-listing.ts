@@ -1,5 +1,6 @@
 import type { Client } from '@temporalio/client';
 import { parentSessionIdKey, rootSessionIdKey, titleKey } from '../../shared/search-attributes.js';
+import { textFromAttribute } from '../../shared/text-attribute.js';
 
 /** A session of a tree as visibility lists it. */
 export interface ListedSession {
@@ -23,7 +24,7 @@ export async function listSubtree(client: Client, rootId: string, targetId: stri
       listed.set(execution.workflowId, {
         session_id: execution.workflowId,
         parent_session_id: execution.typedSearchAttributes.get(parentSessionIdKey) ?? null,
-        title: execution.typedSearchAttributes.get(titleKey) ?? execution.workflowId,
+        title: textFromAttribute(execution.typedSearchAttributes.get(titleKey) ?? execution.workflowId),
         execution_status: execution.status.name,
         close_time: execution.closeTime?.getTime(),
       });
