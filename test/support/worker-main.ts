@@ -5,6 +5,12 @@ import { webFetchFromEnv } from '../../src/activities/web-fetch-settings.js';
 // The tests bundle the workflow code once (global setup) rather than in every worker process they start.
 const bundle = process.env.ARBOR_TEST_WORKFLOW_BUNDLE;
 // It offers webFetch as `arbor worker` does: unless ARBOR_WEB_FETCH=off.
-const worker = await createArborWorker({ ...(bundle ? { workflowBundlePath: bundle } : {}), webFetch: webFetchFromEnv(process.env, true) });
+// A test may ask for few pollers (ARBOR_TEST_WORKER_POLLS), so the worker's long polls sit on few task queue partitions.
+const polls = Number(process.env.ARBOR_TEST_WORKER_POLLS) || undefined;
+const worker = await createArborWorker({
+  ...(bundle ? { workflowBundlePath: bundle } : {}),
+  webFetch: webFetchFromEnv(process.env, true),
+  ...(polls ? { workerOptions: { maxConcurrentWorkflowTaskPolls: polls, maxConcurrentActivityTaskPolls: polls } } : {}),
+});
 process.stdout.write('worker ready\n');
 await worker.run();
