@@ -1,3 +1,4 @@
+import { missingNamespace, missingNamespaceMessage } from './missing-namespace.js';
 import { Command, CommanderError } from 'commander';
 import { DefaultLogger, makeTelemetryFilterString, Runtime, type LogLevel } from '@temporalio/worker';
 import { ArborClientError } from '../client/errors.js';
@@ -87,6 +88,11 @@ export async function main(argv: string[] = process.argv): Promise<never> {
 
 function exitCodeFor(error: unknown): number {
   if (error instanceof Interrupted) return 130;
+  const namespace = error instanceof Error ? missingNamespace(error.message) : undefined;
+  if (namespace !== undefined) {
+    process.stderr.write(`arbor: ${missingNamespaceMessage(namespace, process.env.TEMPORAL_ADDRESS?.trim() || undefined)}\n`);
+    return 2;
+  }
   if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2; // commander already printed the message
   if (error instanceof UsageError || error instanceof ArborClientError || error instanceof ToolDefinitionError) {
     process.stderr.write(`arbor: ${error.message}\n`);
