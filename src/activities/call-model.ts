@@ -1,4 +1,5 @@
-import { ApplicationFailure, Context, log } from '@temporalio/activity';
+import { ApplicationFailure, CancelledFailure, Context, log } from '@temporalio/activity';
+import { APIUserAbortError } from 'openai';
 import type OpenAI from 'openai';
 import { demoModelName, modelRequestRejected, type CallModelInput, type ModelReply } from '../shared/model.js';
 import { toChatMessages } from './chat-messages.js';
@@ -77,11 +78,18 @@ export function createCallModel(settings: ModelSettings, transcripts: Transcript
       if (fitted.leftOut === 0 && fitted.cutCharacters === 0) return reply;
       return { ...reply, context_fitted: { left_out_messages: fitted.leftOut, cut_characters: fitted.cutCharacters } };
     } catch (error) {
+      // Cancelled (the session stopped, or the worker is shutting down): the client's abort error is a cancellation,
+      // which the worker records quietly, not a failure it logs as a warning with the client's stack.
+      if (context.cancellationSignal.aborted && error instanceof APIUserAbortError) throw cancellationOf(context.cancellationSignal);
       throw toModelFailure(error, input.model);
     } finally {
       clearInterval(heartbeat);
     }
   };
+}
+
+function cancellationOf(signal: AbortSignal): CancelledFailure {
+  return signal.reason instanceof CancelledFailure ? signal.reason : new CancelledFailure(String(signal.reason ?? 'cancelled'));
 }
 
 function stillTooLong(error: unknown, fitted: FittedRequest, refits: number): ApplicationFailure {
