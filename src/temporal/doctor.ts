@@ -62,14 +62,15 @@ async function reportBinary(kind: BinaryKind, options: DoctorOptions, cacheDir: 
 
 /**
  * A plain JSON-able description of both binaries. Installs nothing unless `install: true` is passed
- * (the default here is false, unlike locateBinary's).
+ * (the default here is false, unlike locateBinary's), and then only the Temporal CLI: the time-skipping test server
+ * serves tests alone (the testing kit installs it on first use), so a host that only runs workers never gets it.
  */
 export async function doctorReport(options: DoctorOptions = {}): Promise<DoctorReport> {
   const locateOptions: DoctorOptions = { ...options, install: options.install ?? false };
   const cacheDir = arborCacheDir(options.env ?? process.env);
   const [cli, testServer] = await Promise.all([
     reportBinary('cli', locateOptions, cacheDir),
-    reportBinary('test-server', locateOptions, cacheDir),
+    reportBinary('test-server', { ...locateOptions, install: false }, cacheDir),
   ]);
   const report: DoctorReport = { cacheDir, platform: `${process.platform}-${process.arch}`, cli, testServer };
   if (options.address) report.server = { address: options.address, reachable: await isServerReachable(options.address, 1000) };

