@@ -13,6 +13,8 @@ import { createMemoryActivities } from './memory.js';
 import { createAutomationActivities } from './automations.js';
 import { createWebActivities } from './web.js';
 import { createModelCheck } from './known-models.js';
+import { createModelAliases } from './model-aliases.js';
+import { createAgentMailbox } from '../client/access/agent-mailbox.js';
 import { webFetchFromEnv, type WebFetchSettings } from './web-fetch-settings.js';
 import { searchConfigFromEnv, type SearchConfig } from '../web/search/index.js';
 import { allowListFromEnv, type AllowList } from '../web/fetch/index.js';
@@ -81,6 +83,7 @@ export function createActivities({
 
   return {
     ...createSessionTreeActivities(client),
+    ...createAgentMailbox(client),
     ...createTaskBoardActivities(client),
     ...createMemoryActivities(client),
     ...createAutomationActivities(client),
@@ -99,6 +102,7 @@ export function createActivities({
         : {}),
     }),
     callModel: createCallModel(model, transcripts, catalogues),
+    ...createModelAliases(model),
     ...createModelCheck(model, model.apiKey !== undefined || model.baseURL !== undefined ? createOpenAIClient(model) : undefined),
 
     /** The catalogue of host tools this worker offers (null: none), read where a session takes a catalogue again. */

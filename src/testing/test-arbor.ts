@@ -28,6 +28,8 @@ export interface TestArborOptions {
   modelTransport?: 'in-process' | 'http';
   /** The model name sessions ask for when they name none (default `scripted`). */
   modelName?: string;
+  /** What claurst's `Agent` model aliases mean (alias -> model name), as ARBOR_MODEL_ALIASES on a worker (default: none). */
+  modelAliases?: Record<string, string>;
   /** Your host and remote tools (defineHostTool, defineRemoteTool from `arbor/tools`), served by the test's worker. */
   tools?: readonly ToolDefinition[];
   /**
@@ -217,6 +219,7 @@ async function modelSettings(
     defaultModel: options.modelName ?? defaultScriptedModelName,
     requestTimeoutMs: 30_000,
     sendSessionId: true,
+    ...(options.modelAliases ? { modelAliases: options.modelAliases } : {}),
   };
   if (options.modelTransport !== 'http') return { ...base, baseURL: 'http://scripted-model.invalid/v1', fetch: inProcessFetch(scripted) };
   const server = await new ScriptedOpenAIServer(scripted).start();

@@ -28,6 +28,8 @@ export async function askAndWait(
   questions: Question[],
   { state, reportStatus }: Pick<ToolContext, 'state' | 'reportStatus'>,
   approval?: ApprovalRequest,
+  /** How long to wait, in milliseconds (undefined: no limit); default: the deployment's question timeout. */
+  limitMs: number | undefined = timeoutMs(state),
 ): Promise<AskOutcome> {
   const { identity } = state;
   const set: QuestionSet = {
@@ -50,8 +52,7 @@ export async function askAndWait(
   const asked = Date.now();
   try {
     const answered = () => answersFor(state, set.question_set_id) !== undefined;
-    const limit = timeoutMs(state);
-    const answeredInTime = limit === undefined ? (await condition(answered), true) : await condition(answered, limit);
+    const answeredInTime = limitMs === undefined ? (await condition(answered), true) : await condition(answered, limitMs);
     const answers = answersFor(state, set.question_set_id);
     if (!answeredInTime || !answers) {
       state.events.emit({ type: 'questions_expired', question_set_id: set.question_set_id });
@@ -69,7 +70,7 @@ function answersFor(state: SessionState, questionSetId: string) {
   return state.questions.find((set) => set.question_set_id === questionSetId)?.answers;
 }
 
-function timeoutMs(state: SessionState): number | undefined {
+export function timeoutMs(state: SessionState): number | undefined {
   const seconds = state.settings.questionTimeoutSeconds;
   return seconds === null ? undefined : seconds * 1000;
 }
