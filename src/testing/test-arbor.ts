@@ -30,6 +30,8 @@ export interface TestArborOptions {
   modelName?: string;
   /** What claurst's `Agent` model aliases mean (alias -> model name), as ARBOR_MODEL_ALIASES on a worker (default: none). */
   modelAliases?: Record<string, string>;
+  /** The key the worker opens sealed secret answers with, as ARBOR_SECRET_KEY (default: none; secret questions refused). */
+  secretKey?: string;
   /** Your host and remote tools (defineHostTool, defineRemoteTool from `arbor/tools`), served by the test's worker. */
   tools?: readonly ToolDefinition[];
   /**
@@ -121,6 +123,7 @@ export async function createTestArbor(options: TestArborOptions = {}): Promise<T
         search: { engines: [] },
         webFetch: options.webFetch === true ? {} : (options.webFetch ?? false),
         questionTimeoutSeconds: options.questionTimeoutSeconds,
+        secretKey: options.secretKey,
         cronTimezone: options.cronTimezone,
         ...(options.loopLimits ? { loopLimits: options.loopLimits } : {}),
       },

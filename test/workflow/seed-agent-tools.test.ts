@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { answerQuestionsUpdate } from '../../src/shared/messages.js';
 import {
   createTestArbor,
   delayed,
@@ -22,6 +23,24 @@ const withAgentId =
     return typeof step === 'function' ? step(request) : step;
   };
 
+const secretKey = 'seed-tools-test-key';
+// The answering client seals secret answers with the key it shares with the worker.
+process.env.ARBOR_SECRET_KEY = secretKey;
+
+/** Every payload of the session's whole history, decoded, as one text: what must never hold a secret. */
+async function historyText(arbor: TestArbor, sessionId: string): Promise<string> {
+  const history = await arbor.env.client.workflow.getHandle(sessionId).fetchHistory();
+  const texts: string[] = [];
+  const walk = (value: unknown): void => {
+    if (value instanceof Uint8Array) texts.push(Buffer.from(value).toString('utf8'));
+    else if (typeof value === 'string') texts.push(value);
+    else if (Array.isArray(value)) value.forEach(walk);
+    else if (typeof value === 'object' && value !== null) Object.values(value).forEach(walk);
+  };
+  walk(history);
+  return texts.join('\n');
+}
+
 describe('the claurst and soai agent tools (the testing kit on the time-skipping server, scripted models)', () => {
   const model = new ScriptedModel();
   let arbor: TestArbor;
@@ -33,6 +52,7 @@ describe('the claurst and soai agent tools (the testing kit on the time-skipping
       model,
       modelName: 'seed-model',
       modelAliases: { sonnet: 'seed-model-large' },
+      secretKey,
       workflowBundlePath: inject('workflowBundlePath'),
     });
   });
@@ -287,7 +307,7 @@ describe('the claurst and soai agent tools (the testing kit on the time-skipping
     });
   });
 
-  it('ask_user takes 1-6 questions with free text, refuses secret ones, and tells the model when the hour passes unanswered', async () => {
+  it('ask_user takes 1-6 questions with free text, and tells the model when the hour passes unanswered', async () => {
     const instruction = unique('soai ask');
     const name = { question: 'What is the project called?' };
     const tone = { question: 'Which tone?', options: [{ label: 'Formal' }, { label: 'Casual' }] };
@@ -295,7 +315,6 @@ describe('the claurst and soai agent tools (the testing kit on the time-skipping
     model.forInstruction(
       instruction,
       toolCall('ask_user', { questions: seven }),
-      toolCall('ask_user', { questions: [{ question: 'Your API key?', secret: true }] }),
       toolCall('ask_user', { questions: [name, tone] }),
       toolCall('ask_user', { questions: [tone] }),
       text('Went on without an answer.'),
@@ -307,9 +326,8 @@ describe('the claurst and soai agent tools (the testing kit on the time-skipping
     await arbor.fastForward(session, '61 minutes');
     await arbor.waitUntilIdle(session);
 
-    const [, tooMany, secret, answered, expired] = model.requestsFor(instruction);
+    const [, tooMany, answered, expired] = model.requestsFor(instruction);
     expect(tooMany!.toolResults[0]).toMatch(/^Error: Invalid arguments for ask_user:[\s\S]*at most 6 questions/);
-    expect(secret!.toolResults[0]).toMatch(/^Error: Secret answers are not supported here/);
     expect(answered!.toolResults[0]).toEqual({
       status: 'answered',
       answers: [
@@ -319,5 +337,63 @@ describe('the claurst and soai agent tools (the testing kit on the time-skipping
     });
     expect(expired!.toolResults[0]).toMatchObject({ status: 'timeout', answers: null });
     expect((expired!.toolResults[0] as { message: string }).message).toMatch(/within 3600 s/);
+  });
+
+  it('ask_user keeps a secret answer sealed: in clear only in the model call of its turn, never in history, events or transcript', async () => {
+    const instruction = unique('soai secret');
+    const secretValue = `sk-secret-${Date.now()}-value`;
+    const apiKey = { question: 'Your API key?', secret: true };
+    const tone = { question: 'Which tone?', options: [{ label: 'Formal' }, { label: 'Casual' }] };
+    model.forInstruction(
+      instruction,
+      toolCall('ask_user', { questions: [{ question: 'Pick one?', options: [{ label: 'A' }, { label: 'B' }], secret: true }] }),
+      toolCall('ask_user', { questions: [apiKey, tone] }),
+      text('Stored the key.'),
+      text('Next turn.'),
+    );
+    const session = await arbor.startSession({ instruction });
+    const [set] = await arbor.waitForUser(session);
+    expect(set!.secret_questions).toEqual([apiKey.question]);
+    // An answer in clear is refused by the workflow's validator: it never enters the history.
+    await expect(
+      arbor.env.client.workflow.getHandle(session.id).executeUpdate(answerQuestionsUpdate, {
+        args: [
+          {
+            question_set_id: set!.question_set_id,
+            answers: { [apiKey.question]: { other: `${secretValue}-clear` }, [tone.question]: 'Formal' },
+          },
+        ],
+      }),
+    ).rejects.toThrow();
+    delete process.env.ARBOR_SECRET_KEY;
+    await expect(session.answer({ [apiKey.question]: secretValue, [tone.question]: 'Formal' })).rejects.toThrow(/set ARBOR_SECRET_KEY/);
+    process.env.ARBOR_SECRET_KEY = secretKey;
+    await session.answer({ [apiKey.question]: secretValue, [tone.question]: 'Formal' });
+    await arbor.waitUntilIdle(session);
+    await session.send('And now?');
+    await arbor.waitUntilIdle(session);
+
+    const [, optionsRefused, sameTurn, nextTurn] = model.requestsFor(instruction);
+    expect(optionsRefused!.toolResults[0]).toMatch(
+      /^Error: Invalid arguments for ask_user:[\s\S]*secret applies to free-text questions only/,
+    );
+    expect(sameTurn!.toolResults[0]).toEqual({
+      status: 'answered',
+      answers: [
+        { question: apiKey.question, answer: secretValue },
+        { question: tone.question, answer: 'Formal' },
+      ],
+    });
+    const later = nextTurn!.messages.map((message) => message.content ?? '').join('\n');
+    expect(later).not.toContain(secretValue);
+    expect(later).toContain('[secret answer: shown to the model only in the turn that asked]');
+
+    const history = await historyText(arbor, session.id);
+    expect(history).toContain('arbor-sealed:v1:');
+    expect(history).toContain('Formal');
+    expect(history).not.toContain(secretValue);
+    const stored = JSON.stringify([await arbor.events(session), await arbor.transcript(session), await arbor.snapshot(session)]);
+    expect(stored).toContain('arbor-sealed:v1:');
+    expect(stored).not.toContain(secretValue);
   });
 });

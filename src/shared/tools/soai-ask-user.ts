@@ -22,7 +22,10 @@ const question = () =>
         .default([])
         .describe('2-4 options advised; none (default) for a free-text answer'),
       multi_select: z.boolean().default(false).describe('Allow several options'),
-      secret: z.boolean().default(false).describe('Confidential free text (refused: Arbor keeps no secret answers; use a vault)'),
+      secret: z
+        .boolean()
+        .default(false)
+        .describe('Confidential free text: never stored in clear, shown to you in this turn only (credentials belong in a vault)'),
     })
     .superRefine((question, context) => {
       if (question.options.length === 1)

@@ -27,9 +27,16 @@ export type AskOutcome = { answered: true; answers: ResolvedAnswer[] } | { answe
 export async function askAndWait(
   questions: Question[],
   { state, reportStatus }: Pick<ToolContext, 'state' | 'reportStatus'>,
-  approval?: ApprovalRequest,
-  /** How long to wait, in milliseconds (undefined: no limit); default: the deployment's question timeout. */
-  limitMs: number | undefined = timeoutMs(state),
+  {
+    approval,
+    limitMs = timeoutMs(state),
+    secretQuestions,
+  }: {
+    approval?: ApprovalRequest | undefined;
+    /** How long to wait, in milliseconds (undefined: no limit); default: the deployment's question timeout. */
+    limitMs?: number | undefined;
+    secretQuestions?: string[] | undefined;
+  } = {},
 ): Promise<AskOutcome> {
   const { identity } = state;
   const set: QuestionSet = {
@@ -39,6 +46,7 @@ export async function askAndWait(
     questions,
     asked_at: new Date().toISOString(),
     ...(approval ? { approval } : {}),
+    ...(secretQuestions && secretQuestions.length > 0 ? { secret_questions: secretQuestions } : {}),
   };
   state.questions.push(set);
   reportStatus('waiting_for_user');

@@ -1,3 +1,5 @@
+import { proxyLocalActivities } from '@temporalio/workflow';
+import type { Activities } from '../../activities/index.js';
 import type { ResolvedAnswer } from '../../shared/answers.js';
 import type { Question } from '../../shared/tools/ask-user.js';
 import type { ToolArgs } from '../../shared/tools/define-tool.js';
@@ -6,20 +8,23 @@ import type { ToolContext } from './tool-context.js';
 import { askAndWait, timeoutMs } from './ask-user-handler.js';
 import { ToolError } from './tool-error.js';
 
+const secrets = proxyLocalActivities<Activities>({ startToCloseTimeout: '15 seconds', retry: { maximumAttempts: 2 } });
+
 /**
  * soai `ask_user` on the askUser capability: options or free text (answered with the user's own words), waiting one
- * hour unless the worker sets its own question timeout. At the timeout the turn goes on, told nobody answered.
+ * hour unless the worker sets its own question timeout. At the timeout the turn goes on, told nobody answered. A secret
+ * answer arrives sealed (see src/shared/sealed-answers.ts) and its result holds the sealed token, which the worker's
+ * model call opens for this turn only.
  */
 export async function askUserSoai(args: ToolArgs<typeof soaiAskUser>, context: ToolContext): Promise<string> {
-  const secret = args.questions.filter((question) => question.secret);
-  if (secret.length > 0)
+  const secret = args.questions.filter((question) => question.secret).map((question) => question.question);
+  if (secret.length > 0 && !(await secrets.secretAnswersEnabled()))
     throw new ToolError(
-      `Secret answers are not supported here: Arbor would keep them in the session's history in clear (${secret
-        .map((question) => `"${question.question}"`)
-        .join(', ')}). Ask for credentials through the vault tools, or ask without secret.`,
+      `This worker takes no secret answers (it has no ARBOR_SECRET_KEY), so ${secret.map((q) => `"${q}"`).join(', ')} ` +
+        'cannot be asked as secret. Ask for credentials through the vault tools, or ask without secret.',
     );
   const limitMs = timeoutMs(context.state) ?? soaiAskUserTimeoutSeconds * 1000;
-  const outcome = await askAndWait(args.questions.map(asQuestion), context, undefined, limitMs);
+  const outcome = await askAndWait(args.questions.map(asQuestion), context, { limitMs, secretQuestions: secret });
   if (!outcome.answered)
     return JSON.stringify({
       status: 'timeout',
