@@ -167,6 +167,8 @@ describe('the claurst and soai agent tools (the testing kit on the time-skipping
     expect(requests[3]!.toolResults[0]).toMatchObject({ retrieval_status: 'success', task: { task_id: id, status: 'killed' } });
     expect(requests[4]!.toolResults[0]).toMatch(/^Error: Task .* is not running: it has already ended \(killed\)/);
     expect((await arbor.env.client.workflow.getHandle(id).describe()).status.name).toBe('CANCELLED');
+    // An Agent that names no tools gets its parent's, less Agent and Task.
+    expect(model.requestsFor(grandchild)[0]!.tools).toEqual(['askUser']);
   });
 
   it('subagent_observe gives a current snapshot at once, waits for the end in terminal mode with null, and 0 does not wait', async () => {
