@@ -128,7 +128,7 @@ describe('the claurst and soai agent tools (the testing kit on the time-skipping
     expect(requests[6]!.toolResults[0]).toMatch(/^Error: No sub-agent with id no-such-task was started by this session/);
   });
 
-  it('TaskStop stops a running agent task and its subtree; TaskOutput then reads it as killed, and a second stop is refused', async () => {
+  it('TaskStop stops a running agent task and its subtree; TaskOutput then reads it as killed, and a second stop (KillShell) is refused', async () => {
     const root = unique('claurst stop root');
     const child = unique('claurst stop child');
     const grandchild = unique('claurst stop grandchild');
@@ -149,7 +149,7 @@ describe('the claurst and soai agent tools (the testing kit on the time-skipping
         return toolCall('TaskStop', { task_id: idOf(model.requestsFor(root)[1]!.toolResults[0]) });
       },
       () => toolCall('TaskOutput', { task_id: idOf(model.requestsFor(root)[1]!.toolResults[0]), timeout: 600_000 }),
-      () => toolCall('TaskStop', { task_id: idOf(model.requestsFor(root)[1]!.toolResults[0]) }),
+      () => toolCall('KillShell', { shell_id: idOf(model.requestsFor(root)[1]!.toolResults[0]) }),
       text('Stopped.'),
     );
     model.forInstruction(child, toolCall('Agent', { description: 'Asks', prompt: grandchild, run_in_background: true }), text('waiting'));

@@ -34,3 +34,17 @@ export const taskStop = defineTool({
   description: 'Stop a running background agent task and all its sub-agents. The task must still be running.',
   input: () => z.object({ task_id: taskId() }),
 });
+
+/** claurst's alias of `TaskStop` (its older name, for shells): the id comes as `task_id` or `shell_id`. */
+export const killShell = defineTool({
+  name: 'KillShell',
+  waits: true,
+  description: 'Alias of TaskStop: stop a running background task (here: an agent task) by its id.',
+  input: () =>
+    z
+      .object({
+        task_id: taskId().optional(),
+        shell_id: z.string().trim().min(1).optional().describe('The same id, under its older name'),
+      })
+      .refine((args) => (args.task_id ?? args.shell_id) !== undefined, 'give task_id (or shell_id)'),
+});

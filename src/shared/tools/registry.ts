@@ -11,7 +11,7 @@ import { cancelGoal, completeGoal, createGoal } from './goals.js';
 import { cancelLoop, completeLoop, createLoop, listLoops, pauseLoop, resumeLoop } from './loops.js';
 import { cronCreate, cronDelete, cronList } from './cron.js';
 import { agent, task } from './claurst-agents.js';
-import { taskOutput, taskStop } from './claurst-tasks.js';
+import { killShell, taskOutput, taskStop } from './claurst-tasks.js';
 import { sendMessage } from './claurst-messages.js';
 import { askUserQuestion } from './claurst-questions.js';
 import { subagentObserve } from './soai-subagents.js';
@@ -64,6 +64,7 @@ export const builtinTools = [
   task,
   taskOutput,
   taskStop,
+  killShell,
   sendMessage,
   askUserQuestion,
   subagentObserve,

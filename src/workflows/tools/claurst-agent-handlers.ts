@@ -2,7 +2,7 @@ import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { Activities } from '../../activities/index.js';
 import type { ToolArgs } from '../../shared/tools/define-tool.js';
 import type { agent } from '../../shared/tools/claurst-agents.js';
-import type { taskOutput, taskStop } from '../../shared/tools/claurst-tasks.js';
+import type { taskOutput } from '../../shared/tools/claurst-tasks.js';
 import { defaultSubAgentTools, withheldFromSubAgentsByDefault } from '../../shared/tools/sub-agent-tools.js';
 import type { ChildSession, SessionStatus } from '../../shared/session.js';
 import type { ToolContext } from './tool-context.js';
@@ -90,13 +90,13 @@ async function endedTask(child: ChildSession, context: ToolContext) {
 }
 
 /** claurst `TaskStop` on an agent task: stops it and its sub-agents (leaves first). */
-export async function stopTask(args: ToolArgs<typeof taskStop>, context: ToolContext): Promise<string> {
-  const child = ownChild(context.state, args.task_id);
-  if (hasEnded(child)) throw new ToolError(`Task ${args.task_id} is not running: it has already ended (${taskStatus(child.status)}).`);
-  const stopped = resultOf(await stopping.stopSessionTree(context.state.identity.session_id, args.task_id));
+export async function stopTask(taskId: string, context: ToolContext): Promise<string> {
+  const child = ownChild(context.state, taskId);
+  if (hasEnded(child)) throw new ToolError(`Task ${taskId} is not running: it has already ended (${taskStatus(child.status)}).`);
+  const stopped = resultOf(await stopping.stopSessionTree(context.state.identity.session_id, taskId));
   return JSON.stringify({
     message: `Stopped agent task "${child.title}" (${stopped.total_stopped} session(s) stopped, its sub-agents included).`,
-    task_id: args.task_id,
+    task_id: taskId,
     task_type: 'agent',
   });
 }
