@@ -69,13 +69,14 @@ describe('the claurst and soai agent tools (the testing kit on the time-skipping
       toolCall('Agent', { description: 'Write unit tests', prompt: child, tools: ['todoWrite'], model: 'sonnet' }),
       toolCall('Task', { description: 'Unknown alias', prompt: 'never started', model: 'opus' }),
       toolCall('Agent', { description: 'Team agent', prompt: 'never started', team_name: 'blue' }),
+      toolCall('Agent', { description: 'Lead twin', prompt: 'never started', name: 'team-lead' }),
       text('Root done.'),
     );
     model.forInstruction(child, text('Tests written.'));
     const session = await arbor.startSession({ instruction: root });
     await arbor.waitUntilIdle(session);
 
-    const [, afterAgent, afterUnknown, afterTeam] = model.requestsFor(root);
+    const [, afterAgent, afterUnknown, afterTeam, afterLeadName] = model.requestsFor(root);
     expect(afterAgent!.toolResults[0]).toEqual({ status: 'completed', agent_id: expect.any(String), content: 'Tests written.' });
     const childRequest = model.requestsFor(child)[0]!;
     expect(childRequest.model).toBe('seed-model-large');
@@ -84,6 +85,7 @@ describe('the claurst and soai agent tools (the testing kit on the time-skipping
       /^Error: Model alias "opus" is not configured on this worker.*sonnet \(seed-model-large\)/,
     );
     expect(afterTeam!.toolResults[0]).toMatch(/^Error: team_name is not supported/);
+    expect(afterLeadName!.toolResults[0]).toMatch(/^Error: "team-lead" is the root session's name in SendMessage/);
     expect((await arbor.snapshot(session)).children).toHaveLength(1);
   });
 

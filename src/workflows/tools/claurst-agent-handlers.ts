@@ -2,6 +2,7 @@ import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { Activities } from '../../activities/index.js';
 import type { ToolArgs } from '../../shared/tools/define-tool.js';
 import type { agent } from '../../shared/tools/claurst-agents.js';
+import { leadAgentName } from '../../shared/tools/claurst-messages.js';
 import type { taskOutput } from '../../shared/tools/claurst-tasks.js';
 import { defaultSubAgentTools, withheldFromSubAgentsByDefault } from '../../shared/tools/sub-agent-tools.js';
 import type { ChildSession, SessionStatus } from '../../shared/session.js';
@@ -27,6 +28,8 @@ export async function runAgent(args: ToolArgs<typeof agent>, context: ToolContex
     throw new ToolError('team_name is not supported: Arbor has no teams (swarms). Leave it out; name the agent to message it.');
   if (args.isolation !== undefined)
     throw new ToolError(`isolation "${args.isolation}" is not supported: Arbor sub-agents run on the same worker. Leave it out.`);
+  if (args.name === leadAgentName)
+    throw new ToolError(`"${leadAgentName}" is the root session's name in SendMessage; give the agent another name.`);
   if (args.name !== undefined && context.state.runningChildren().some((child) => child.name === args.name))
     throw new ToolError(`A running sub-agent of this session is already named "${args.name}". Choose another name.`);
   const model = args.model === undefined ? undefined : resultOf(await aliases.resolveModelAlias(args.model));
