@@ -19,6 +19,7 @@ import { createOpenAIClient } from './openai-client.js';
 import { toolSpecs } from './tool-specs.js';
 import type { TranscriptCache } from './transcript-cache.js';
 import type { CatalogueCache } from './catalogue-cache.js';
+import { openSecretsOfTurn } from './sealed-answers.js';
 
 type ChatMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;
 type ToolSpec = OpenAI.Chat.Completions.ChatCompletionTool;
@@ -27,7 +28,13 @@ const heartbeatEveryMs = 2_000;
 /** How many times one call fits its conversation again after the provider refused it as too long. */
 const maxRefits = 3;
 
-export function createCallModel(settings: ModelSettings, transcripts: TranscriptCache, catalogues: CatalogueCache) {
+export function createCallModel(
+  settings: ModelSettings,
+  transcripts: TranscriptCache,
+  catalogues: CatalogueCache,
+  /** Opens the sealed secret answers of the running turn (see sealed-answers.ts); none: they stay withheld. */
+  secretKey?: string,
+) {
   const openai = createOpenAIClient(settings);
   /** Request budgets (see `messagesSize`) learned from refusals, per model, so later calls are fitted before sending. */
   const learnedBudgets = new Map<string, number>();
@@ -63,7 +70,11 @@ export function createCallModel(settings: ModelSettings, transcripts: Transcript
   }
 
   return async function callModel(input: CallModelInput): Promise<ModelReply> {
-    const transcript = await transcripts.resolve(input.session_id, input.run_id, input.transcript_start, input.transcript_delta);
+    const transcript = openSecretsOfTurn(
+      await transcripts.resolve(input.session_id, input.run_id, input.transcript_start, input.transcript_delta),
+      input.turn,
+      secretKey,
+    );
     if (input.model === demoModelName) return demoReply(transcript, input.tool_names);
 
     const context = Context.current();

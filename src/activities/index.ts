@@ -13,6 +13,9 @@ import { createMemoryActivities } from './memory.js';
 import { createAutomationActivities } from './automations.js';
 import { createWebActivities } from './web.js';
 import { createModelCheck } from './known-models.js';
+import { createModelAliases } from './model-aliases.js';
+import { createAgentMailbox } from '../client/access/agent-mailbox.js';
+import { secretKeyFromEnv } from '../client/secret-seal.js';
 import { webFetchFromEnv, type WebFetchSettings } from './web-fetch-settings.js';
 import { searchConfigFromEnv, type SearchConfig } from '../web/search/index.js';
 import { allowListFromEnv, type AllowList } from '../web/fetch/index.js';
@@ -49,6 +52,8 @@ export interface ActivityDependencies {
    * ARBOR_AUTOMATION_DISALLOWED_TOOLS; none).
    */
   automationDisallowedTools?: readonly string[];
+  /** The key secret answers are sealed with, shared with the answering clients (default: ARBOR_SECRET_KEY; none: refused). */
+  secretKey?: string | undefined;
 }
 
 /** The activities a worker registers, closed over the worker's client and model settings. */
@@ -64,6 +69,7 @@ export function createActivities({
   cronTimezone = cronTimezoneFromEnv(),
   hostTools,
   automationDisallowedTools: disallowed,
+  secretKey = secretKeyFromEnv(),
 }: ActivityDependencies) {
   const automationDisallowedTools =
     disallowed === undefined ? automationDisallowedToolsFromEnv() : checkAutomationDisallowedTools(disallowed);
@@ -81,6 +87,7 @@ export function createActivities({
 
   return {
     ...createSessionTreeActivities(client),
+    ...createAgentMailbox(client),
     ...createTaskBoardActivities(client),
     ...createMemoryActivities(client),
     ...createAutomationActivities(client),
@@ -98,7 +105,13 @@ export function createActivities({
           }
         : {}),
     }),
-    callModel: createCallModel(model, transcripts, catalogues),
+    callModel: createCallModel(model, transcripts, catalogues, secretKey),
+
+    /** Whether this worker can open sealed secret answers (soai ask_user's `secret` questions). */
+    async secretAnswersEnabled(): Promise<boolean> {
+      return secretKey !== undefined;
+    },
+    ...createModelAliases(model),
     ...createModelCheck(model, model.apiKey !== undefined || model.baseURL !== undefined ? createOpenAIClient(model) : undefined),
 
     /** The catalogue of host tools this worker offers (null: none), read where a session takes a catalogue again. */

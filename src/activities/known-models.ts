@@ -10,13 +10,14 @@ const listTimeoutMs = 5_000;
 /** The most names a refusal lists. */
 const namesShown = 40;
 
-/** The models a worker's settings name: its default, webFetch's, those given a context window, and ARBOR_MODELS. */
+/** The models a worker's settings name: its default, webFetch's, those given a context window, ARBOR_MODELS and the aliases'. */
 export function configuredModels(settings: ModelSettings): string[] {
   const names = [
     settings.defaultModel,
     ...(settings.fetchModel ? [settings.fetchModel] : []),
     ...Object.keys(settings.contextTokens?.models ?? {}),
     ...(settings.models ?? []),
+    ...Object.values(settings.modelAliases ?? {}),
   ];
   return [...new Set(names)];
 }

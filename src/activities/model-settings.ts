@@ -16,6 +16,11 @@ export interface ModelSettings {
   /** More models a sub-agent may be given besides those above and those the endpoint lists (ARBOR_MODELS). */
   models?: string[];
   /**
+   * What claurst's `Agent` model aliases (`sonnet`, `opus`, `haiku`) mean on this worker: alias -> model name
+   * (ARBOR_MODEL_ALIASES, `sonnet=gpt-4.1,haiku=gpt-4o-mini`). An alias not given here is refused.
+   */
+  modelAliases?: Record<string, string>;
+  /**
    * Sends the model's HTTP requests in place of the global fetch: `arbor/testing` answers them in-process with a
    * scripted model, through the same `openai` client and error handling as a real endpoint.
    */
@@ -54,6 +59,7 @@ export function modelSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): Mode
     requestTimeoutMs: Number.isFinite(timeout) && timeout > 0 ? timeout : 120_000,
     ...contextTokensFrom(env.ARBOR_MODEL_CONTEXT_TOKENS),
     ...modelsFrom(env.ARBOR_MODELS),
+    ...modelAliasesFrom(env.ARBOR_MODEL_ALIASES),
     ...(endpointConfigured ? { fetchModel: nonEmpty(env.ARBOR_FETCH_MODEL) ?? nonEmpty(env.ARBOR_MODEL) ?? fallbackOpenAIModel } : {}),
   };
 }
@@ -65,6 +71,22 @@ function modelsFrom(value: string | undefined): { models?: string[] } {
     .map((name) => name.trim())
     .filter(Boolean);
   return names.length > 0 ? { models: names } : {};
+}
+
+/** `sonnet=gpt-4.1,haiku=gpt-4o-mini`: alias -> model; a pair without both sides is a mistake the worker refuses at start. */
+export function modelAliasesFrom(value: string | undefined): { modelAliases?: Record<string, string> } {
+  const pairs = (value ?? '')
+    .split(',')
+    .map((pair) => pair.trim())
+    .filter(Boolean);
+  if (pairs.length === 0) return {};
+  const aliases: Record<string, string> = {};
+  for (const pair of pairs) {
+    const [alias, model, ...rest] = pair.split('=').map((part) => part.trim());
+    if (!alias || !model || rest.length > 0) throw new Error(`ARBOR_MODEL_ALIASES: "${pair}" is not alias=model (e.g. sonnet=gpt-4.1).`);
+    aliases[alias] = model;
+  }
+  return { modelAliases: aliases };
 }
 
 /** Fewer tokens than this is not a chat model's context window but a mistake (a value in thousands, say). */

@@ -1,4 +1,4 @@
-import { checkbox, input, select } from '@inquirer/prompts';
+import { checkbox, input, password, select } from '@inquirer/prompts';
 import type { AnswerChoice, Answers } from '../shared/answers.js';
 import type { QuestionSet } from '../shared/tools/ask-user.js';
 import { denyLabel } from '../shared/approvals.js';
@@ -12,6 +12,14 @@ export async function askOnTerminal(set: QuestionSet, signal?: AbortSignal): Pro
   const answers: Answers = {};
   for (const question of set.questions) {
     const message = `[${question.header}] ${question.question}`;
+    if (question.options.length === 0) {
+      // Free text (soai ask_user); a secret is typed masked, and the SDK seals it before it leaves this process.
+      const secret = set.secret_questions?.includes(question.question) === true;
+      answers[question.question] = secret
+        ? await password({ message: `${message} (secret)`, mask: '*' }, context)
+        : await input({ message, required: true }, context);
+      continue;
+    }
     const choices: { value: Pick; name: string; description: string }[] = [
       ...question.options.map((option) => ({
         value: option.label,

@@ -1,6 +1,7 @@
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { ArborClientError } from './errors.js';
-import { checkAnswers, type Answers } from '../shared/answers.js';
+import { checkAnswers, type Answers, type ResolvedAnswer } from '../shared/answers.js';
+import { sealSecret, secretKeyFromEnv } from './secret-seal.js';
 import { answerRulesOf } from '../shared/approvals.js';
 import { answerQuestionsUpdate, snapshotQuery } from '../shared/messages.js';
 import type { AnswerReceipt } from '../shared/questions.js';
@@ -31,16 +32,39 @@ export async function answerQuestionSet(
   const set = chooseQuestionSet(pending, questionSetId, answers, sessionId);
   const check = checkAnswers(set.questions, answers, answerRulesOf(set));
   if (!check.ok) throw new ArborClientError(check.error);
+  const sent = sealSecretAnswers(set, check.answers, answers as Answers);
   try {
     return await client.workflow
       .getHandle(set.session_id)
-      .executeUpdate(answerQuestionsUpdate, { args: [{ question_set_id: set.question_set_id, answers: answers as Answers }] });
+      .executeUpdate(answerQuestionsUpdate, { args: [{ question_set_id: set.question_set_id, answers: sent }] });
   } catch (error) {
     if (error instanceof WorkflowUpdateFailedError) throw new ArborClientError(error.cause?.message ?? error.message);
     if (error instanceof WorkflowNotFoundError)
       throw new ArborClientError(`Session ${set.session_id}, which asked, has ended; the questions no longer wait.`);
     throw error;
   }
+}
+
+/**
+ * The answers as sent: those to secret questions sealed with ARBOR_SECRET_KEY (the workers' key), so the update, and
+ * the session's history, never hold them in clear; without the key a secret question cannot be answered.
+ */
+function sealSecretAnswers(set: QuestionSet, resolved: ResolvedAnswer[], answers: Answers): Answers {
+  const secret = set.secret_questions ?? [];
+  if (secret.length === 0) return answers;
+  const key = secretKeyFromEnv();
+  if (!key)
+    throw new ArborClientError(
+      `The question(s) ${secret.map((q) => `"${q}"`).join(', ')} are secret: set ARBOR_SECRET_KEY to the workers' key to answer them sealed.`,
+    );
+  const sealed: Answers = {};
+  for (const answer of resolved) {
+    const text = answer.other ?? answer.selected.join(', ');
+    sealed[answer.question] = secret.includes(answer.question)
+      ? { other: sealSecret(text, key) }
+      : [...answer.selected, ...(answer.other !== undefined ? [{ other: answer.other }] : [])];
+  }
+  return sealed;
 }
 
 function chooseQuestionSet(pending: QuestionSet[], questionSetId: string | undefined, answers: unknown, sessionId: string): QuestionSet {

@@ -59,7 +59,8 @@ function resolveAnswer(question: Question, value: unknown, rules: AnswerRules): 
   const selected: string[] = [];
   let other: string | undefined;
   for (const choice of choices) {
-    const text = otherText(choice);
+    // A question without options (soai's free text) takes the user's words as they are.
+    const text = otherText(choice) ?? (question.options.length === 0 && typeof choice === 'string' ? choice : undefined);
     if (text !== undefined) {
       if (!text.trim()) return `The "Other" answer to "${question.question}" is empty: write some text.`;
       if (other !== undefined) return `"${question.question}" has more than one "Other" answer.`;

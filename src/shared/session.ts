@@ -43,6 +43,8 @@ export interface ChildSession {
   updated_at: string;
   /** The first `childFinalMessageChars` characters of its final message (its own snapshot and transcript have it all). */
   final_message: string | null;
+  /** The name its parent gave it for messaging (claurst `Agent`'s `name`), unique among the parent's running sub-agents. */
+  name?: string;
   /** Started to outlive its parent's run (parent close policy ABANDON): the parent may continue as new meanwhile. */
   outlives_run?: boolean;
 }

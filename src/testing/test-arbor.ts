@@ -28,6 +28,10 @@ export interface TestArborOptions {
   modelTransport?: 'in-process' | 'http';
   /** The model name sessions ask for when they name none (default `scripted`). */
   modelName?: string;
+  /** What claurst's `Agent` model aliases mean (alias -> model name), as ARBOR_MODEL_ALIASES on a worker (default: none). */
+  modelAliases?: Record<string, string>;
+  /** The key the worker opens sealed secret answers with, as ARBOR_SECRET_KEY (default: none; secret questions refused). */
+  secretKey?: string;
   /** Your host and remote tools (defineHostTool, defineRemoteTool from `arbor/tools`), served by the test's worker. */
   tools?: readonly ToolDefinition[];
   /**
@@ -119,6 +123,7 @@ export async function createTestArbor(options: TestArborOptions = {}): Promise<T
         search: { engines: [] },
         webFetch: options.webFetch === true ? {} : (options.webFetch ?? false),
         questionTimeoutSeconds: options.questionTimeoutSeconds,
+        secretKey: options.secretKey,
         cronTimezone: options.cronTimezone,
         ...(options.loopLimits ? { loopLimits: options.loopLimits } : {}),
       },
@@ -217,6 +222,7 @@ async function modelSettings(
     defaultModel: options.modelName ?? defaultScriptedModelName,
     requestTimeoutMs: 30_000,
     sendSessionId: true,
+    ...(options.modelAliases ? { modelAliases: options.modelAliases } : {}),
   };
   if (options.modelTransport !== 'http') return { ...base, baseURL: 'http://scripted-model.invalid/v1', fetch: inProcessFetch(scripted) };
   const server = await new ScriptedOpenAIServer(scripted).start();

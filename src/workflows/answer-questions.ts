@@ -2,6 +2,7 @@ import { checkAnswers } from '../shared/answers.js';
 import { answerRulesOf } from '../shared/approvals.js';
 import { answerRequestSchema, type AnswerReceipt, type AnswerRequest } from '../shared/questions.js';
 import type { SessionState } from './session-state.js';
+import { unsealedSecretProblem } from '../shared/sealed-answers.js';
 
 /**
  * The validator of the answer update: throws (refusing the update, which then leaves no trace in history) unless the
@@ -24,6 +25,9 @@ export function checkAnswerRequest(state: SessionState, request: AnswerRequest):
   if (set.answers) throw new Error(`Question set ${question_set_id} has already been answered.`);
   const check = checkAnswers(set.questions, answers, answerRulesOf(set));
   if (!check.ok) throw new Error(check.error);
+  // Refused by the validator, an answer in clear to a secret question never reaches the history.
+  const unsealed = unsealedSecretProblem(set.secret_questions, check.answers);
+  if (unsealed) throw new Error(unsealed);
 }
 
 /** Records answers the validator accepted; the waiting askUser call picks them up. */
@@ -31,7 +35,8 @@ export function acceptAnswers(state: SessionState, request: AnswerRequest): Answ
   const set = state.questions.find((candidate) => candidate.question_set_id === request.question_set_id);
   const check = set && !set.answers ? checkAnswers(set.questions, request.answers, answerRulesOf(set)) : undefined;
   // Validators do not run during replay, so the handler checks again rather than trusting them.
-  if (!set || !check?.ok) throw new Error(`Question set ${request.question_set_id} cannot take these answers any more.`);
+  if (!set || !check?.ok || unsealedSecretProblem(set.secret_questions, check.answers))
+    throw new Error(`Question set ${request.question_set_id} cannot take these answers any more.`);
   set.answers = check.answers;
   state.events.emit({ type: 'questions_answered', question_set_id: set.question_set_id, answers: check.answers });
   return { question_set_id: set.question_set_id, session_id: state.identity.session_id, answers: check.answers };

@@ -41,6 +41,8 @@ export interface SpawnRequest {
   system_prompt?: string | undefined;
   max_turns?: number | undefined;
   model: string;
+  /** A name for messaging (SendMessage), recorded on the child. */
+  name?: string | undefined;
 }
 
 export interface SubAgentLimits {
@@ -156,6 +158,7 @@ export class SubAgents {
       updated_at: now,
       final_message: null,
       ...(outlivesRun ? { outlives_run: true } : {}),
+      ...(request.name !== undefined ? { name: request.name } : {}),
     });
     this.state.events.emit({ type: 'sub_agent_started', sub_session_id: id, title: request.title, mode: request.mode });
     const finished = (handle.result() as Promise<SessionResult>).then(

@@ -20,7 +20,7 @@ import { parentSessionIdKey, rootSessionIdKey, statusKey, titleKey } from '../..
 import { locateBinaryPath } from '../../src/temporal/binaries.js';
 import { workflowSourceWorkerOptions } from '../../src/worker/workflow-code.js';
 import { FakeOpenAI } from '../support/fake-openai.js';
-import { call, ScriptedModel } from '../support/scripted-model.js';
+import { call, ScriptedModel, toolResults } from '../support/scripted-model.js';
 import { memoryStoreId, memoryStoreWorkflowType } from '../../src/shared/tools/memory.js';
 import { sendMessageUpdate, userMessageSignal } from '../../src/shared/messages.js';
 import { z } from 'zod';
@@ -530,6 +530,28 @@ try {
     },
     { tools: [refund, wireMoney], identity: true },
   );
+  // The claurst and soai agent tools: a named background Agent, a SendMessage to it, TaskOutput's durable wait for its
+  // end, subagent_observe's snapshot, and the async notice's turn.
+  let helperId = '';
+  model
+    .script(
+      'Use the seed agent tools.',
+      call('Agent', { description: 'Helper', prompt: 'Help in the background.', run_in_background: true, name: 'helper' }),
+      (request) => {
+        helperId = (JSON.parse(toolResults(request)[0]!) as { agent_id: string }).agent_id;
+        return call('SendMessage', { to: 'helper', message: 'Also say hello.' });
+      },
+      () => call('TaskOutput', { task_id: helperId, timeout: 60_000 }),
+      () => call('subagent_observe', { subagent_id: helperId }),
+      { content: 'Seed tools used.' },
+      { content: 'Notice read.' },
+    )
+    .script('Help in the background.', { content: 'Helping.', delayMs: 1_000 }, { content: 'Hello.' });
+  await record('seed-agent-tools', 'fake-model', { instruction: 'Use the seed agent tools.' }, async (session) => {
+    await session.waitUntilIdle();
+    for (let i = 0; i < 100 && (await session.snapshot()).turn < 2; i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    await session.waitUntilIdle();
+  });
   // Inputs the workflow refuses: a session started with a string, a memory store with no owner. Each fails at once.
   for (const [type, input] of [
     [sessionWorkflowType, 'Plan a garden.'],

@@ -2,6 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { contextTokensFor, modelSettingsFromEnv } from '../../src/activities/model-settings.js';
 
 describe('modelSettingsFromEnv', () => {
+  it('reads claurst model aliases from ARBOR_MODEL_ALIASES and refuses a pair without both sides', () => {
+    expect(modelSettingsFromEnv({ ARBOR_MODEL_ALIASES: ' sonnet=gpt-4.1 , haiku = gpt-4o-mini' }).modelAliases).toEqual({
+      sonnet: 'gpt-4.1',
+      haiku: 'gpt-4o-mini',
+    });
+    expect(modelSettingsFromEnv({}).modelAliases).toBeUndefined();
+    expect(() => modelSettingsFromEnv({ ARBOR_MODEL_ALIASES: 'sonnet' })).toThrow(/"sonnet" is not alias=model/);
+  });
+
   it('defaults to the demo model with no key, no base URL and a two-minute timeout', () => {
     expect(modelSettingsFromEnv({})).toEqual({ defaultModel: 'demo', requestTimeoutMs: 120_000 });
   });

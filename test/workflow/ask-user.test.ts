@@ -184,6 +184,22 @@ describe('askUser (the testing kit on the time-skipping server, scripted model)'
     expect((await arbor.events(session)).map((event) => event.type)).toContain('questions_expired');
   });
 
+  it('refuses a soai ask_user secret question on a worker without ARBOR_SECRET_KEY, asking nothing', async () => {
+    const instruction = unique('ask secret without key');
+    model.forInstruction(
+      instruction,
+      toolCall('ask_user', { questions: [{ question: 'Your API key?', secret: true }] }),
+      text('No key asked.'),
+    );
+    const session = await arbor.startSession({ instruction });
+    const snapshot = await arbor.waitUntilIdle(session);
+    expect(model.requestsFor(instruction)[1]!.toolResults[0]).toMatch(
+      /^Error: This worker takes no secret answers \(it has no ARBOR_SECRET_KEY\)/,
+    );
+    expect((await arbor.events(session)).map((event) => event.type)).not.toContain('questions_asked');
+    expect(snapshot.pending_questions).toEqual([]);
+  });
+
   it('numbers events in order across a turn with sub-agents, and a reader resumes without loss or duplicates', async () => {
     const root = unique('root events');
     const child = unique('child events');

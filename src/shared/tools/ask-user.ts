@@ -100,4 +100,9 @@ export interface QuestionSet {
   asked_at: string;
   /** Set when the set asks for approval of a host tool's call (one question: Approve, Deny, or the user's own words). */
   approval?: ApprovalRequest;
+  /**
+   * The questions (their texts) whose answers are secret (soai ask_user): a client answers them sealed with the key it
+   * shares with the workers (src/client/secret-seal.ts), and the session takes no answer to them in clear.
+   */
+  secret_questions?: string[];
 }

@@ -10,6 +10,12 @@ import { deleteMemory, listMemories, saveMemory, searchMemory, updateMemory } fr
 import { cancelGoal, completeGoal, createGoal } from './goals.js';
 import { cancelLoop, completeLoop, createLoop, listLoops, pauseLoop, resumeLoop } from './loops.js';
 import { cronCreate, cronDelete, cronList } from './cron.js';
+import { agent, task } from './claurst-agents.js';
+import { killShell, taskOutput, taskStop } from './claurst-tasks.js';
+import { sendMessage } from './claurst-messages.js';
+import { askUserQuestion } from './claurst-questions.js';
+import { subagentObserve } from './soai-subagents.js';
+import { soaiAskUser } from './soai-ask-user.js';
 import { automationCreate, automationRunEnqueue, automationRunGet, automationRunWait, automationUpdate } from './automations.js';
 
 /** The one list of built-in tools. Dispatch in the workflow is typed over these names, so a tool without a handler does not compile. */
@@ -54,6 +60,15 @@ export const builtinTools = [
   automationRunEnqueue,
   automationRunGet,
   automationRunWait,
+  agent,
+  task,
+  taskOutput,
+  taskStop,
+  killShell,
+  sendMessage,
+  askUserQuestion,
+  subagentObserve,
+  soaiAskUser,
 ] as const;
 
 export type BuiltinTool = (typeof builtinTools)[number];

@@ -27,7 +27,16 @@ export type AskOutcome = { answered: true; answers: ResolvedAnswer[] } | { answe
 export async function askAndWait(
   questions: Question[],
   { state, reportStatus }: Pick<ToolContext, 'state' | 'reportStatus'>,
-  approval?: ApprovalRequest,
+  {
+    approval,
+    limitMs = timeoutMs(state),
+    secretQuestions,
+  }: {
+    approval?: ApprovalRequest | undefined;
+    /** How long to wait, in milliseconds (undefined: no limit); default: the deployment's question timeout. */
+    limitMs?: number | undefined;
+    secretQuestions?: string[] | undefined;
+  } = {},
 ): Promise<AskOutcome> {
   const { identity } = state;
   const set: QuestionSet = {
@@ -37,6 +46,7 @@ export async function askAndWait(
     questions,
     asked_at: new Date().toISOString(),
     ...(approval ? { approval } : {}),
+    ...(secretQuestions && secretQuestions.length > 0 ? { secret_questions: secretQuestions } : {}),
   };
   state.questions.push(set);
   reportStatus('waiting_for_user');
@@ -50,8 +60,7 @@ export async function askAndWait(
   const asked = Date.now();
   try {
     const answered = () => answersFor(state, set.question_set_id) !== undefined;
-    const limit = timeoutMs(state);
-    const answeredInTime = limit === undefined ? (await condition(answered), true) : await condition(answered, limit);
+    const answeredInTime = limitMs === undefined ? (await condition(answered), true) : await condition(answered, limitMs);
     const answers = answersFor(state, set.question_set_id);
     if (!answeredInTime || !answers) {
       state.events.emit({ type: 'questions_expired', question_set_id: set.question_set_id });
@@ -69,7 +78,7 @@ function answersFor(state: SessionState, questionSetId: string) {
   return state.questions.find((set) => set.question_set_id === questionSetId)?.answers;
 }
 
-function timeoutMs(state: SessionState): number | undefined {
+export function timeoutMs(state: SessionState): number | undefined {
   const seconds = state.settings.questionTimeoutSeconds;
   return seconds === null ? undefined : seconds * 1000;
 }

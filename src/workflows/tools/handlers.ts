@@ -15,6 +15,12 @@ import { createCronJob, deleteCronJob, listCronJobs } from './cron-handlers.js';
 import { automationTool } from './automation-handlers.js';
 import { cancelLoopById, completeRunningLoop, listAllLoops, pauseLoopById, resumeLoopById, startLoop } from './loop-handlers.js';
 
+import { readTaskOutput, runAgent, stopTask } from './claurst-agent-handlers.js';
+import { sendAgentMessage } from './send-message-handler.js';
+import { askUserQuestions } from './claurst-question-handler.js';
+import { observeSubagent } from './soai-observe-handler.js';
+import { askUserSoai } from './soai-ask-user-handler.js';
+
 type ToolHandler<T extends BuiltinTool> = (args: ToolArgs<T>, context: ToolContext) => string | Promise<string>;
 
 /** One handler per built-in tool; a tool in the registry without an entry here is a compile error. */
@@ -62,4 +68,13 @@ export const toolHandlers: ToolHandlers = {
   automation_run_get: (args, context) => automationTool({ op: 'run_get', run_id: args.run_id }, context),
   automation_run_wait: (args, context) =>
     automationTool({ op: 'run_wait', run_id: args.run_id, timeout_ms: args.timeout_ms === undefined ? 60_000 : args.timeout_ms }, context),
+  Agent: (args, context) => runAgent(args, context),
+  Task: (args, context) => runAgent(args, context),
+  TaskOutput: (args, context) => readTaskOutput(args, context),
+  TaskStop: (args, context) => stopTask(args.task_id, context),
+  KillShell: (args, context) => stopTask((args.task_id ?? args.shell_id)!, context),
+  SendMessage: (args, context) => sendAgentMessage(args, context),
+  AskUserQuestion: (args, context) => askUserQuestions(args, context),
+  subagent_observe: (args, context) => observeSubagent(args, context),
+  ask_user: (args, context) => askUserSoai(args, context),
 };

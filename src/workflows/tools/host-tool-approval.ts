@@ -67,7 +67,7 @@ function askTheUser(tool: HostToolEntry, argumentsText: string, context: ToolCon
   const { state } = context;
   state.append({ role: 'notice', content: approvalAskedNotice(tool.name, argumentsText), turn: state.turn });
   const request = { tool_name: tool.name, tool_call_id: context.toolCallId, arguments: shownArguments(argumentsText) };
-  return askAndWait([approvalQuestion(tool.name, argumentsText)], context, request).then((outcome): ApprovalDecision => {
+  return askAndWait([approvalQuestion(tool.name, argumentsText)], context, { approval: request }).then((outcome): ApprovalDecision => {
     if (!outcome.answered) {
       const reason = deniedUnanswered(tool.name, outcome.waitedSeconds);
       state.append({ role: 'notice', content: `Approval expired for ${tool.name}: ${reason}`, turn: state.turn });

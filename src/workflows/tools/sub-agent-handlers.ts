@@ -4,6 +4,7 @@ import type { ToolArgs } from '../../shared/tools/define-tool.js';
 import { toolNames as allToolNames } from '../../shared/tools/registry.js';
 import type { subAgent } from '../../shared/tools/sub-agents.js';
 import { servedTools } from '../deployment-settings.js';
+import type { SpawnRequest } from '../sub-agents.js';
 import { hasChange } from '../session-changes.js';
 import { defaultSubAgentTools, withheldFromSubAgentsByDefault } from '../../shared/tools/sub-agent-tools.js';
 import type { ToolContext } from './tool-context.js';
@@ -20,6 +21,36 @@ const stopping = proxyActivities<Activities>({
 });
 
 export async function spawnSubAgent(args: ToolArgs<typeof subAgent>, context: ToolContext): Promise<string> {
+  const { id, finished } = await launchSubAgent({ ...args, tools: args.tools, inherited: () => inheritedTools(context) }, context);
+  if (args.mode === 'async') {
+    return JSON.stringify({ sub_session_id: id, status: 'running', note: 'You will be notified when it finishes.' });
+  }
+  const result = await finished;
+  if (result === 'stopped')
+    return JSON.stringify({ sub_session_id: id, status: 'stopped', content: 'The sub-agent was stopped before it finished.' });
+  return JSON.stringify({
+    sub_session_id: id,
+    status: result.status,
+    content: result.final_message ?? '',
+    ...(result.error ? { error: result.error } : {}),
+  });
+}
+
+/**
+ * A sub-agent to start, as any dialect's spawn tool asks for it: `tools` as named (absent: `inherited()`, asked only at
+ * the start, where subAgent always asked it), `model` absent: the session's.
+ */
+export type LaunchRequest = Omit<SpawnRequest, 'model'> & { model?: string | undefined; inherited: () => string[] | undefined };
+
+/**
+ * The one sub-agent capability behind every dialect's spawn tool: checks the tools named, the model and the limits,
+ * then starts the child; resolves once it has started, with its id and the promise of its end.
+ */
+export async function launchSubAgent(
+  request: LaunchRequest,
+  context: ToolContext,
+): Promise<Awaited<ReturnType<ToolContext['subAgents']['spawn']>>> {
+  const args = request;
   // A sub-agent may be given the built-in tools and the host tools of this session's catalogue, which it inherits.
   const known = [...allToolNames, ...(context.state.settings.hostTools?.tools.map((tool) => tool.name) ?? [])];
   const unknown = (args.tools ?? []).filter((name) => !known.includes(name));
@@ -40,26 +71,15 @@ export async function spawnSubAgent(args: ToolArgs<typeof subAgent>, context: To
     resultOf(await models.checkModel(args.model));
   }
   resultOf(context.subAgents.checkLimits());
-  const { id, finished } = await context.subAgents.spawn({
+  return context.subAgents.spawn({
     title: args.title,
     instruction: args.instruction,
     mode: args.mode,
-    tools: args.tools ?? inheritedTools(context),
+    tools: args.tools ?? args.inherited(),
     system_prompt: args.system_prompt,
     max_turns: args.max_turns,
     model: args.model ?? context.state.settings.model,
-  });
-  if (args.mode === 'async') {
-    return JSON.stringify({ sub_session_id: id, status: 'running', note: 'You will be notified when it finishes.' });
-  }
-  const result = await finished;
-  if (result === 'stopped')
-    return JSON.stringify({ sub_session_id: id, status: 'stopped', content: 'The sub-agent was stopped before it finished.' });
-  return JSON.stringify({
-    sub_session_id: id,
-    status: result.status,
-    content: result.final_message ?? '',
-    ...(result.error ? { error: result.error } : {}),
+    ...(args.name !== undefined ? { name: args.name } : {}),
   });
 }
 
@@ -68,7 +88,7 @@ export async function spawnSubAgent(args: ToolArgs<typeof subAgent>, context: To
  * `withheldFromSubAgentsByDefault`; sub-agents of sessions from before that rule, which had them, keep the old one).
  * Left out of the child's input when they are all the tools this deployment serves, which the child chooses by itself.
  */
-function inheritedTools(context: ToolContext): string[] | undefined {
+export function inheritedTools(context: ToolContext): string[] | undefined {
   const withholds = context.toolNames.some((name) => withheldFromSubAgentsByDefault.includes(name));
   if (withholds && hasChange('sub-agents-not-given-automation-tools-by-default')) return defaultSubAgentTools(context.toolNames);
   const served = servedTools(context.state.settings);
