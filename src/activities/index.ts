@@ -20,6 +20,8 @@ import { createOpenAIClient } from './openai-client.js';
 import { timeZoneProblem } from '../shared/time-zones.js';
 import { cronTimezoneFromEnv, loopLimitsFromEnv, questionTimeoutFromEnv } from './durations.js';
 import { boundedQuery } from '../client/access/query-failures.js';
+import { toolSearchLimits, type ToolSearchSettings } from './tool-search-settings.js';
+import { createSkillActivities, skillsDirFromEnv } from './skills.js';
 import { automationDisallowedToolsFromEnv, checkAutomationDisallowedTools } from './automation-disallowed-tools.js';
 
 export interface ActivityDependencies {
@@ -49,6 +51,10 @@ export interface ActivityDependencies {
    * ARBOR_AUTOMATION_DISALLOWED_TOOLS; none).
    */
   automationDisallowedTools?: readonly string[];
+  /** When sessions' host tools are deferred behind ToolSearch; false: never (default: ARBOR_TOOL_SEARCH*, else 40 tools). */
+  toolSearch?: ToolSearchSettings | false;
+  /** The folder of Skill's Markdown files (default: ARBOR_SKILLS_DIR); false or none: Skill is not offered. */
+  skillsDir?: string | false;
 }
 
 /** The activities a worker registers, closed over the worker's client and model settings. */
@@ -64,7 +70,10 @@ export function createActivities({
   cronTimezone = cronTimezoneFromEnv(),
   hostTools,
   automationDisallowedTools: disallowed,
+  toolSearch,
+  skillsDir = skillsDirFromEnv(),
 }: ActivityDependencies) {
+  const toolSearchLimitsOfSessions = toolSearchLimits(toolSearch);
   const automationDisallowedTools =
     disallowed === undefined ? automationDisallowedToolsFromEnv() : checkAutomationDisallowedTools(disallowed);
   const zoneProblem = cronTimezone === undefined ? undefined : timeZoneProblem(cronTimezone);
@@ -84,6 +93,7 @@ export function createActivities({
     ...createTaskBoardActivities(client),
     ...createMemoryActivities(client),
     ...createAutomationActivities(client),
+    ...createSkillActivities(skillsDir),
     ...createWebActivities({
       search,
       fetchAllow,
@@ -120,6 +130,8 @@ export function createActivities({
         ...(cronTimezone ? { cron_timezone: cronTimezone } : {}),
         ...(hostTools && hostTools.tools.length > 0 ? { host_tools: hostTools } : {}),
         ...(automationDisallowedTools.length > 0 ? { automation_disallowed_tools: automationDisallowedTools } : {}),
+        ...(toolSearchLimitsOfSessions ? { tool_search: toolSearchLimitsOfSessions } : {}),
+        ...(skillsDir ? { skills: true as const } : {}),
       };
     },
   };

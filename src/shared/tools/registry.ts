@@ -10,6 +10,8 @@ import { deleteMemory, listMemories, saveMemory, searchMemory, updateMemory } fr
 import { cancelGoal, completeGoal, createGoal } from './goals.js';
 import { cancelLoop, completeLoop, createLoop, listLoops, pauseLoop, resumeLoop } from './loops.js';
 import { cronCreate, cronDelete, cronList } from './cron.js';
+import { toolSearch } from './tool-search.js';
+import { skill } from './skill.js';
 import { automationCreate, automationRunEnqueue, automationRunGet, automationRunWait, automationUpdate } from './automations.js';
 
 /** The one list of built-in tools. Dispatch in the workflow is typed over these names, so a tool without a handler does not compile. */
@@ -54,6 +56,8 @@ export const builtinTools = [
   automationRunEnqueue,
   automationRunGet,
   automationRunWait,
+  toolSearch,
+  skill,
 ] as const;
 
 export type BuiltinTool = (typeof builtinTools)[number];

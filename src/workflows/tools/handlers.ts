@@ -13,6 +13,8 @@ import { readMemory, writeMemory } from './memory-handlers.js';
 import { endGoal, startGoal } from './goal-handlers.js';
 import { createCronJob, deleteCronJob, listCronJobs } from './cron-handlers.js';
 import { automationTool } from './automation-handlers.js';
+import { searchDeferredTools } from './tool-search-handler.js';
+import { runSkill } from './skill-handler.js';
 import { cancelLoopById, completeRunningLoop, listAllLoops, pauseLoopById, resumeLoopById, startLoop } from './loop-handlers.js';
 
 type ToolHandler<T extends BuiltinTool> = (args: ToolArgs<T>, context: ToolContext) => string | Promise<string>;
@@ -62,4 +64,6 @@ export const toolHandlers: ToolHandlers = {
   automation_run_get: (args, context) => automationTool({ op: 'run_get', run_id: args.run_id }, context),
   automation_run_wait: (args, context) =>
     automationTool({ op: 'run_wait', run_id: args.run_id, timeout_ms: args.timeout_ms === undefined ? 60_000 : args.timeout_ms }, context),
+  ToolSearch: (args, context) => searchDeferredTools(args, context),
+  Skill: (args, context) => runSkill(args, context),
 };
