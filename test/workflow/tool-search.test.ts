@@ -122,6 +122,32 @@ describe('ToolSearch over a catalogue of 300 host tools (the testing kit on the 
     expect(snapshot.tools).toBeUndefined();
   });
 
+  it('defers the host tools of a sub-agent given them, which starts with nothing loaded of its own', async () => {
+    const instruction = 'delegate the weather';
+    const task = 'Forecast Paris with the weather tool';
+    model.forInstruction(
+      instruction,
+      toolCall('ToolSearch', { query: 'select:billing__refund' }),
+      toolCall('subAgent', { title: 'Weather', instruction: task, mode: 'sync' }),
+      text('Delegated.'),
+    );
+    model.forInstruction(
+      task,
+      toolCall('ToolSearch', { query: 'weather' }),
+      toolCall('weather_forecast', { value: 'Paris' }),
+      text('Sunny.'),
+    );
+    const session = await arbor.startSession({ instruction });
+    await arbor.waitUntilIdle(session);
+
+    const [first, second] = model.requestsFor(task);
+    expect(first!.tools).toContain('ToolSearch');
+    expect(hostToolsOf(first)).toEqual([]);
+    expect(second!.toolResults[0]).toMatchObject({ matches: ['weather_forecast'], total_deferred_tools: 300 });
+    expect(hostToolsOf(second)).toEqual(['weather_forecast']);
+    expect(calls).toContain('weather_forecast(Paris)');
+  });
+
   it('keeps the loaded tools across continue-as-new: a later run still sends their specs, and only theirs', async () => {
     const instruction = 'load then run long';
     model.forInstruction(
