@@ -98,16 +98,19 @@ describe('ToolSearch over a catalogue of 300 host tools (the testing kit on the 
     ]);
   });
 
-  it('refuses a call to a deferred tool the model has not loaded, telling it to use ToolSearch, and does not run it', async () => {
+  it('refuses a call to a deferred tool the model has not loaded, telling it to use ToolSearch, and does not run it; an unknown name is told only the tools it is sent', async () => {
     const instruction = 'call without searching';
-    model.forInstruction(instruction, toolCall('generated_tool_7', { value: 'x' }), text('I will search first.'));
+    model.forInstruction(instruction, toolCall('generated_tool_7', { value: 'x' }), toolCall('no_such_tool'), text('I will search first.'));
     const session = await arbor.startSession({ instruction });
     await arbor.waitUntilIdle(session);
 
-    const [, second] = model.requestsFor(instruction);
+    const [, second, third] = model.requestsFor(instruction);
     expect(second!.toolResults[0]).toMatch(
       /generated_tool_7 is a deferred tool .* Call ToolSearch with query "select:generated_tool_7" first/,
     );
+    // An unknown name is told the tools the model is sent, not the 300 deferred ones.
+    expect(third!.toolResults[0]).toMatch(/^Error: Unknown tool "no_such_tool"\. Available tools: .*ToolSearch\.$/);
+    expect(third!.toolResults[0]).not.toContain('generated_tool_');
     expect(calls).not.toContain('generated_tool_7(x)');
   });
 

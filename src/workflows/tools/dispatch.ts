@@ -46,7 +46,8 @@ function runToolCall(call: ToolCall, allowedTools: ReadonlySet<string>, context:
   if (hostTool && !context.state.deferredTools.isCallable(call.name)) throw new ToolError(notLoadedRefusal(call.name));
   if (hostTool) return runHostTool(hostTool, parseArguments(call.arguments), call.arguments, context);
   if (!tool) {
-    const available = [...allowedTools].join(', ') || 'none';
+    // Deferred tools not loaded are left out: ToolSearch finds them.
+    const available = [...allowedTools].filter((name) => context.state.deferredTools.isCallable(name)).join(', ') || 'none';
     throw new ToolError(`Unknown tool "${call.name}". Available tools: ${available}.`);
   }
   const raw = parseArguments(call.arguments);
