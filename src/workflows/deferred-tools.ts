@@ -68,13 +68,15 @@ export function schemaTokens(hostTools: readonly HostToolEntry[]): number {
   return Math.ceil(characters / 4);
 }
 
-/** What the system prompt says while tools are deferred (nothing otherwise). */
+/**
+ * What the system prompt says while tools are deferred (nothing otherwise). The same whatever has been loaded, so that
+ * the prompt a provider may cache does not change as ToolSearch loads tools.
+ */
 export function deferredToolsNote(tools: DeferredTools): string {
-  const waiting = tools.deferred.length - tools.loaded.length;
-  if (tools.deferred.length === 0 || waiting === 0) return '';
+  if (tools.deferred.length === 0) return '';
   return (
-    `\n\n${waiting} more tools are available but not listed: call ToolSearch with keywords (or "select:NAME") ` +
-    'to find and load the ones you need before calling them.'
+    `\n\n${tools.deferred.length} more tools are available but not listed until loaded: call ToolSearch with keywords ` +
+    '(or "select:NAME") to find and load the ones you need before calling them.'
   );
 }
 

@@ -57,6 +57,8 @@ describe('ToolSearch over a catalogue of 300 host tools (the testing kit on the 
     expect(hostToolsOf(first)).toEqual([]);
     expect(first!.tools).not.toContain('Skill');
     expect(first!.system).toContain('300 more tools are available but not listed');
+    // The system prompt stays as it was as tools load, so a provider's prompt cache keeps it.
+    expect(second!.system).toBe(first!.system);
     expect(second!.toolResults[0]).toEqual({
       matches: ['crm__find_customer'],
       query: 'customer email',
