@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { skillNamePattern, type SkillRequest } from '../shared/tools/skill.js';
 import type { ToolReply } from '../shared/tool-reply.js';
+import { maxToolResultLength } from '../shared/host-tools.js';
 
 /** The skills folder of a worker, when it has one (default: ARBOR_SKILLS_DIR). */
 export function skillsDirFromEnv(env: NodeJS.ProcessEnv = process.env): string | undefined {
@@ -33,7 +34,14 @@ export function createSkillActivities(skillsDir: string | false | undefined) {
         return { ok: false, error: `Unknown skill "${request.skill}". Skills: ${names}.` };
       }
       const { body } = splitFrontMatter(await readFile(found.path, 'utf8'));
-      return { ok: true, result: body.replaceAll('$ARGUMENTS', request.args ?? '') };
+      const text = body.replaceAll('$ARGUMENTS', request.args ?? '');
+      // Refused here, not cut later: the text is recorded in history, and a skill is followed whole or not at all.
+      if (text.length > maxToolResultLength)
+        return {
+          ok: false,
+          error: `The skill "${request.skill}" is ${text.length} characters long, more than the ${maxToolResultLength} a tool result may have.`,
+        };
+      return { ok: true, result: text };
     },
   };
 }

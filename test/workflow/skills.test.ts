@@ -58,6 +58,19 @@ describe('the Skill tool over a skills folder (the testing kit on the time-skipp
     expect(third!.toolResults).toEqual(['Write a standup note for .']);
   });
 
+  it('refuses a skill longer than a tool result may be, whole, rather than cut', async () => {
+    await mkdir(join(skillsDir, 'big'));
+    await writeFile(join(skillsDir, 'big', 'huge.md'), 'x'.repeat(100_001));
+    const instruction = 'run the huge skill';
+    model.forInstruction(instruction, toolCall('Skill', { skill: 'huge' }), text('Too long.'));
+    const session = await arbor.startSession({ instruction, owner: 'big' });
+    await arbor.waitUntilIdle(session);
+
+    expect(model.requestsFor(instruction)[1]!.toolResults).toEqual([
+      'Error: The skill "huge" is 100001 characters long, more than the 100000 a tool result may have.',
+    ]);
+  });
+
   it('answers an unknown skill, or a name that is a path, with a tool error listing the skills', async () => {
     const instruction = 'unknown skill';
     model.forInstruction(
