@@ -13,5 +13,7 @@ const { readSkill } = proxyActivities<Activities>({
 /** Skill: the worker reads the skill's file (an activity), so the text the model follows is the one history keeps. */
 export function runSkill(args: ToolArgs<typeof skill>, context: ToolContext): Promise<string> {
   const request = { owner: context.state.identity.owner, skill: args.skill, ...(args.args !== undefined ? { args: args.args } : {}) };
-  return readSkill(request).then(replyText);
+  return readSkill
+    .executeWithOptions({ summary: args.skill === 'list' ? 'skills · list' : `skill ${args.skill}` }, [request])
+    .then(replyText);
 }
