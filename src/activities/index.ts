@@ -23,6 +23,8 @@ import { createOpenAIClient } from './openai-client.js';
 import { timeZoneProblem } from '../shared/time-zones.js';
 import { cronTimezoneFromEnv, loopLimitsFromEnv, questionTimeoutFromEnv } from './durations.js';
 import { boundedQuery } from '../client/access/query-failures.js';
+import { toolSearchLimits, type ToolSearchSettings } from './tool-search-settings.js';
+import { createSkillActivities, skillsDirFromEnv } from './skills.js';
 import { automationDisallowedToolsFromEnv, checkAutomationDisallowedTools } from './automation-disallowed-tools.js';
 
 export interface ActivityDependencies {
@@ -54,6 +56,10 @@ export interface ActivityDependencies {
   automationDisallowedTools?: readonly string[];
   /** The key secret answers are sealed with, shared with the answering clients (default: ARBOR_SECRET_KEY; none: refused). */
   secretKey?: string | undefined;
+  /** When sessions' host tools are deferred behind ToolSearch; false: never (default: ARBOR_TOOL_SEARCH*, else 40 tools). */
+  toolSearch?: ToolSearchSettings | false;
+  /** The folder of Skill's Markdown files (default: ARBOR_SKILLS_DIR); false or none: Skill is not offered. */
+  skillsDir?: string | false;
 }
 
 /** The activities a worker registers, closed over the worker's client and model settings. */
@@ -70,7 +76,10 @@ export function createActivities({
   hostTools,
   automationDisallowedTools: disallowed,
   secretKey = secretKeyFromEnv(),
+  toolSearch,
+  skillsDir = skillsDirFromEnv(),
 }: ActivityDependencies) {
+  const toolSearchLimitsOfSessions = toolSearchLimits(toolSearch);
   const automationDisallowedTools =
     disallowed === undefined ? automationDisallowedToolsFromEnv() : checkAutomationDisallowedTools(disallowed);
   const zoneProblem = cronTimezone === undefined ? undefined : timeZoneProblem(cronTimezone);
@@ -91,6 +100,7 @@ export function createActivities({
     ...createTaskBoardActivities(client),
     ...createMemoryActivities(client),
     ...createAutomationActivities(client),
+    ...createSkillActivities(skillsDir),
     ...createWebActivities({
       search,
       fetchAllow,
@@ -133,6 +143,8 @@ export function createActivities({
         ...(cronTimezone ? { cron_timezone: cronTimezone } : {}),
         ...(hostTools && hostTools.tools.length > 0 ? { host_tools: hostTools } : {}),
         ...(automationDisallowedTools.length > 0 ? { automation_disallowed_tools: automationDisallowedTools } : {}),
+        ...(toolSearchLimitsOfSessions ? { tool_search: toolSearchLimitsOfSessions } : {}),
+        ...(skillsDir ? { skills: true as const } : {}),
       };
     },
   };

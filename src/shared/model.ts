@@ -1,3 +1,4 @@
+import type { ToolSearchLimits } from './tools/tool-search.js';
 import type { ToolCall, TranscriptEntry } from './session.js';
 import type { HostToolCatalogue } from './host-tools.js';
 
@@ -51,6 +52,10 @@ export interface SessionEnvironment {
    * them from itself (and so from its sub-agents); absent (older histories, workers without a list): none.
    */
   automation_disallowed_tools?: string[];
+  /** When the session's host tools are deferred behind ToolSearch; absent (older histories, tool search off): never. */
+  tool_search?: ToolSearchLimits;
+  /** Set when the worker has a skills folder: the session is offered the Skill tool. */
+  skills?: true;
 }
 
 /** ApplicationFailure type of a model request the provider refused (400, 401, 403, 404, 422): retrying cannot help. */

@@ -10,6 +10,7 @@ import type { Loop } from './tools/loops.js';
 import type { CronJob } from './tools/cron.js';
 import type { SessionEnvironment } from './model.js';
 import type { HostToolCatalogue } from './host-tools.js';
+import type { ToolSearchLimits } from './tools/tool-search.js';
 import { approvalPolicySchema } from './approvals.js';
 import { workModeSchema, type WorkMode } from './work-modes.js';
 
@@ -177,6 +178,12 @@ export interface CarriedState {
   transcript_start?: number;
   /** The newest ids of malformed message signals, with why each was refused. Absent: none. */
   refused_messages?: RefusedMessage[];
+  /** Tool search limits of the session's environment; absent: its host tools are never deferred. */
+  tool_search?: ToolSearchLimits;
+  /** Set when the session is offered the Skill tool. */
+  skills?: true;
+  /** Deferred host tools ToolSearch has loaded, in the order found. Absent: none. */
+  loaded_tools?: string[];
 }
 
 export interface RefusedMessage {
@@ -265,6 +272,8 @@ export interface SessionSnapshot {
    * from workers older than Plan mode, whose sessions are all in Execute mode.
    */
   work_mode?: WorkMode;
+  /** Present while the session's host tools are deferred: how many, and those ToolSearch has loaded. */
+  tools?: { deferred: number; loaded: string[] };
 }
 
 /**

@@ -4,6 +4,7 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, makeTelemetryFilterString, Runtime, type LogLevel, type WorkerOptions } from '@temporalio/worker';
 import type { ModelSettings } from '../activities/model-settings.js';
 import type { WebFetchSettings } from '../activities/web-fetch-settings.js';
+import type { ToolSearchSettings } from '../activities/tool-search-settings.js';
 import { ArborClient } from '../client/arbor-client.js';
 import type { SessionHandle } from '../client/session-handle.js';
 import type { SessionOptions } from '../shared/session.js';
@@ -56,6 +57,10 @@ export interface TestArborOptions {
   cronTimezone?: string;
   /** Whether sessions are offered webFetch (`true`, or its settings), as `createArborWorker({ webFetch })` (default: not offered). */
   webFetch?: boolean | WebFetchSettings;
+  /** When sessions' host tools are deferred behind ToolSearch, as `createArborWorker({ toolSearch })` (default: 40 tools, 20,000 tokens). */
+  toolSearch?: ToolSearchSettings | false;
+  /** A folder of skills for the Skill tool, as `createArborWorker({ skillsDir })` (default: none, no Skill tool). */
+  skillsDir?: string;
   /** How long the helpers wait by default, in wall-clock milliseconds (default 30,000). */
   waitTimeoutMs?: number;
   /** Extra Worker options (a smaller workflow cache, say). */
@@ -126,6 +131,8 @@ export async function createTestArbor(options: TestArborOptions = {}): Promise<T
         secretKey: options.secretKey,
         cronTimezone: options.cronTimezone,
         ...(options.loopLimits ? { loopLimits: options.loopLimits } : {}),
+        toolSearch: options.toolSearch ?? {},
+        skillsDir: options.skillsDir ?? false,
       },
     });
     const running = workers.run();

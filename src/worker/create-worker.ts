@@ -8,6 +8,7 @@ import { createSessionWorkers } from './session-workers.js';
 import type { ToolDefinition } from '../tools/define.js';
 import { automationDisallowedToolsFromEnv, checkAutomationDisallowedTools } from '../activities/automation-disallowed-tools.js';
 import { webFetchFromEnv, type WebFetchSettings } from '../activities/web-fetch-settings.js';
+import { toolSearchLimits, type ToolSearchSettings } from '../activities/tool-search-settings.js';
 
 export interface ArborWorkerOptions {
   connection?: ConnectionSettings;
@@ -36,6 +37,14 @@ export interface ArborWorkerOptions {
    * when unset; the CLI's workers (`arbor run`, `chat`, `dev`, `worker`) offer it unless ARBOR_WEB_FETCH=off.
    */
   webFetch?: boolean | WebFetchSettings;
+  /**
+   * When a session's host tools are deferred behind ToolSearch (README "ToolSearch"): more than `maxHostTools` of them
+   * (default 40) or more than `maxSchemaTokens` of specs (default 20,000); `false`: never. Default: ARBOR_TOOL_SEARCH
+   * (`off` turns it off), ARBOR_TOOL_SEARCH_MAX_TOOLS, ARBOR_TOOL_SEARCH_MAX_SCHEMA_TOKENS.
+   */
+  toolSearch?: ToolSearchSettings | false;
+  /** A folder of skills, one Markdown file each, for the Skill tool (README "Skills"). Default: ARBOR_SKILLS_DIR; none: no Skill tool. */
+  skillsDir?: string;
 }
 
 export interface ArborWorker {
@@ -58,6 +67,8 @@ export async function createArborWorker(options: ArborWorkerOptions = {}): Promi
     options.automationDisallowedTools === undefined
       ? automationDisallowedToolsFromEnv()
       : checkAutomationDisallowedTools(options.automationDisallowedTools);
+  // Checked before anything connects: a bad limit (option or environment variable) throws here.
+  toolSearchLimits(options.toolSearch);
   const webFetch = options.webFetch === undefined ? webFetchFromEnv() : options.webFetch === true ? {} : options.webFetch;
   const clientConnection = await Connection.connect(settings.connectionOptions as Parameters<typeof Connection.connect>[0]);
   let nativeConnection: NativeConnection | undefined;
@@ -76,7 +87,12 @@ export async function createArborWorker(options: ArborWorkerOptions = {}): Promi
       searchAttributes,
       workflowBundlePath: options.workflowBundlePath,
       workerOptions: options.workerOptions,
-      activities: { automationDisallowedTools, webFetch },
+      activities: {
+        automationDisallowedTools,
+        webFetch,
+        ...(options.toolSearch !== undefined ? { toolSearch: options.toolSearch } : {}),
+        ...(options.skillsDir !== undefined ? { skillsDir: options.skillsDir } : {}),
+      },
     });
     const connection = nativeConnection;
     return {

@@ -4,6 +4,8 @@ import { defaultLoopMaxAgeSeconds, defaultLoopMinIntervalSeconds } from '../shar
 import { toolNames } from '../shared/tools/registry.js';
 import type { LoopLimits } from './loops.js';
 import type { HostToolCatalogue, HostToolEntry } from '../shared/host-tools.js';
+import { toolSearch, type ToolSearchLimits } from '../shared/tools/tool-search.js';
+import { skill } from '../shared/tools/skill.js';
 
 /**
  * Where a session runs, as the worker (or, for a sub-agent, its parent) described it when the session began: taken
@@ -25,12 +27,24 @@ export interface DeploymentSettings {
   cronTimezone: string;
   /** The host and remote tools the session may call, as recorded when it began (or took a catalogue again). */
   hostTools: HostToolCatalogue | null;
+  /** When host tools are deferred behind ToolSearch; null: never (tool search off, or a session older than it). */
+  toolSearch: ToolSearchLimits | null;
+  /** Whether the worker has a skills folder, so that the Skill tool is offered. */
+  skills: boolean;
 }
 
 /** The settings' part of the carried state, in the field names and shape running sessions carry. */
 export type CarriedSettings = Pick<
   CarriedState,
-  'model' | 'search_attributes' | 'unavailable_tools' | 'question_timeout_seconds' | 'cron_timezone' | 'loop_limits' | 'host_tools'
+  | 'model'
+  | 'search_attributes'
+  | 'unavailable_tools'
+  | 'question_timeout_seconds'
+  | 'cron_timezone'
+  | 'loop_limits'
+  | 'host_tools'
+  | 'tool_search'
+  | 'skills'
 >;
 
 const defaultLoopLimits: LoopLimits = { minIntervalSeconds: defaultLoopMinIntervalSeconds, maxAgeSeconds: defaultLoopMaxAgeSeconds };
@@ -48,6 +62,8 @@ export function settingsFromCarried(carried?: CarriedSettings): DeploymentSettin
     },
     cronTimezone: carried?.cron_timezone ?? 'UTC',
     hostTools: carried?.host_tools ?? null,
+    toolSearch: carried?.tool_search ?? null,
+    skills: carried?.skills === true,
   };
 }
 
@@ -64,6 +80,8 @@ export function settingsFromEnvironment(environment: SessionEnvironment): Deploy
     },
     cronTimezone: environment.cron_timezone ?? 'UTC',
     hostTools: environment.host_tools ?? null,
+    toolSearch: environment.tool_search ?? null,
+    skills: environment.skills === true,
   };
 }
 
@@ -80,6 +98,8 @@ export function environmentFor(settings: DeploymentSettings, requestedModel?: st
     loop_max_age_seconds: settings.loopLimits.maxAgeSeconds,
     cron_timezone: settings.cronTimezone,
     ...(settings.hostTools ? { host_tools: settings.hostTools } : {}),
+    ...(settings.toolSearch ? { tool_search: settings.toolSearch } : {}),
+    ...(settings.skills ? { skills: true as const } : {}),
   };
 }
 
@@ -93,16 +113,24 @@ export function carriedSettings(settings: DeploymentSettings): CarriedSettings {
     ...(settings.cronTimezone !== 'UTC' ? { cron_timezone: settings.cronTimezone } : {}),
     loop_limits: { min_interval_seconds: settings.loopLimits.minIntervalSeconds, max_age_seconds: settings.loopLimits.maxAgeSeconds },
     ...(settings.hostTools ? { host_tools: settings.hostTools } : {}),
+    ...(settings.toolSearch ? { tool_search: settings.toolSearch } : {}),
+    ...(settings.skills ? { skills: true as const } : {}),
   };
 }
 
 /**
  * Every tool the deployment can serve: the built-in ones (in registry order), then the host tools of the session's
  * catalogue (in its order), less those its environment lacks or withholds (an automation run's administrator list).
+ * ToolSearch is left out: a session is given it where its own host tools are deferred (see `withToolSearch`).
  */
 export function servedTools(settings: DeploymentSettings): string[] {
   const hostTools = settings.hostTools?.tools.map((tool) => tool.name) ?? [];
-  return [...toolNames, ...hostTools].filter((name) => !settings.unavailableTools.includes(name));
+  return [...toolNames, ...hostTools].filter((name) => !settings.unavailableTools.includes(name) && isServedBuiltIn(name, settings));
+}
+
+function isServedBuiltIn(name: string, settings: DeploymentSettings): boolean {
+  if (name === toolSearch.name) return false;
+  return name !== skill.name || settings.skills;
 }
 
 /** The catalogue entry of a host tool the session may call, if `name` is one. */

@@ -28,6 +28,7 @@ import { Transcript, type CarriedTranscript } from './transcript.js';
 import { carriedMessage } from './inbox.js';
 import type { StateClock } from './state-clock.js';
 import type { SessionIdentity } from './session-identity.js';
+import { DeferredTools } from './deferred-tools.js';
 import { carriedSettings, settingsFromCarried, settingsFromEnvironment, type DeploymentSettings } from './deployment-settings.js';
 
 /** Everything a session knows, kept as plain data so it survives replay and continue-as-new. Pure: no Temporal calls. */
@@ -67,6 +68,8 @@ export class SessionState {
   turnStartedAt: string | null;
   /** The newest ids of refused message signals, and why (see `refuseMessage`). */
   refusedMessages: RefusedMessage[];
+  /** Host tools held back from the model until ToolSearch loads them. */
+  readonly deferredTools: DeferredTools;
 
   constructor(
     readonly identity: SessionIdentity,
@@ -123,6 +126,7 @@ export class SessionState {
     this.updatedAt = now;
     this.turnStartedAt = carried?.turn_started_at ?? null;
     this.refusedMessages = carried?.refused_messages ?? [];
+    this.deferredTools = new DeferredTools(carried?.loaded_tools);
   }
 
   /** Takes in where the session runs, as the worker (or, for a sub-agent, its parent) described it. */
@@ -304,6 +308,7 @@ export class SessionState {
       cron_jobs: this.crons.jobs,
       last_event_seq: this.events.lastSeq,
       work_mode: this.workMode,
+      ...this.deferredTools.snapshot(),
     };
   }
 
@@ -345,6 +350,7 @@ export class SessionState {
       ...(this.crons.jobs.length > 0 ? { cron_jobs: this.crons.jobs } : {}),
       ...(this.treeQuestions.length > 0 ? { tree_questions: this.treeQuestions } : {}),
       ...(this.refusedMessages.length > 0 ? { refused_messages: this.refusedMessages } : {}),
+      ...this.deferredTools.carry(),
     };
   }
 

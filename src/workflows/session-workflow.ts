@@ -49,6 +49,7 @@ import { invalidSessionInputType, sessionInputProblem } from '../shared/session-
 import { SessionState } from './session-state.js';
 import { noticeUnservedTools, takeCatalogue } from './host-tool-catalogue.js';
 import { servedTools } from './deployment-settings.js';
+import { withToolSearch } from './deferred-tools.js';
 import { withholdAdministratorsTools } from './automation-run-tools.js';
 import { SubAgents } from './sub-agents.js';
 import { runTurn, type ModelCursor, type TurnSettings } from './turn.js';
@@ -243,7 +244,7 @@ async function runSession(input: SessionInput): Promise<SessionResult> {
       // The one point where a session's host tools change: a new run takes the catalogue the worker offers now.
       if (hasChange('host-tools-taken-at-continue-as-new')) takeCatalogue(state, await describeHostTools());
     }
-    settings.toolNames = chooseTools();
+    settings.toolNames = withToolSearch(state.settings, state.deferredTools, chooseTools());
     void runSessionClock(state);
     for (;;) {
       await condition(() => state.inbox.length > 0);

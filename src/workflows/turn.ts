@@ -5,6 +5,7 @@ import type { SessionState } from './session-state.js';
 import { dispatchToolCall } from './tools/dispatch.js';
 import { offeredTools, planModeNote } from './tools/destructive-tools.js';
 import { shareRoundBudget } from './tools/round-budget.js';
+import { deferredToolsNote } from './deferred-tools.js';
 import { describeModelFailure } from './model-failure.js';
 import type { SubAgents } from './sub-agents.js';
 import type { SessionStatus, ToolCall } from '../shared/session.js';
@@ -122,8 +123,8 @@ function modelInput(state: SessionState, settings: TurnSettings, cursor: ModelCu
     model: state.settings.model,
     turn: state.turn,
     round,
-    system_prompt: settings.systemPrompt + planModeNote(state, settings.toolNames),
-    tool_names: offeredTools(state, settings.toolNames),
+    system_prompt: settings.systemPrompt + planModeNote(state, settings.toolNames) + deferredToolsNote(state.deferredTools),
+    tool_names: state.deferredTools.visible(offeredTools(state, settings.toolNames)),
     ...(digest !== undefined ? { host_tools_digest: digest } : {}),
     transcript_start: start,
     transcript_delta: state.transcript.entries.slice(start),

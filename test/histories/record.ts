@@ -8,7 +8,9 @@
  * Run it only when a workflow change is meant to break running sessions (and then give the workflow a new name or
  * guard the change with patched()): the point of the committed files is that old histories keep replaying.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
@@ -79,6 +81,8 @@ async function record(
     activities?: Record<string, (...args: never[]) => Promise<unknown>>;
     /** Start with the identity search attributes, as the SDK does since later-changes-asked-once-at-run-start. */
     identity?: boolean;
+    /** A skills folder for the Skill tool. */
+    skillsDir?: string;
   } = {},
 ) {
   const type = options.type ?? sessionWorkflowType;
@@ -95,6 +99,7 @@ async function record(
         loopLimits: { min_interval_seconds: 1 },
         webFetch: {},
         ...(options.tools ? { hostTools: buildCatalogue(options.tools) } : {}),
+        skillsDir: options.skillsDir ?? false,
       }),
       ...hostToolActivities(options.tools ?? [], taskQueue).get(taskQueue),
       ...options.activities,
@@ -552,6 +557,33 @@ try {
     for (let i = 0; i < 100 && (await session.snapshot()).turn < 2; i++) await new Promise((resolve) => setTimeout(resolve, 100));
     await session.waitUntilIdle();
   });
+  // Recorded with 45 host tools, past the tool search limit (deferred behind ToolSearch): a call to a deferred tool not
+  // loaded (a tool error), ToolSearch by select: and by keyword, the loaded tool's call; then the Skill tool (its
+  // readSkill activity) with a skill, the list and an unknown name.
+  const skillsDir = await mkdtemp(join(tmpdir(), 'record-skills-'));
+  await writeFile(join(skillsDir, 'greet.md'), '---\ndescription: Greet someone\n---\nGreet $ARGUMENTS warmly.\n');
+  const manyTools = Array.from({ length: 45 }, (_, index) =>
+    defineHostTool({
+      name: `catalogue_tool_${index}`,
+      description: `Catalogue tool number ${index}.`,
+      input: z.object({ value: z.string() }),
+      run: ({ value }) => `tool ${index}: ${value}`,
+    }),
+  );
+  await record(
+    'tool-search-and-skill',
+    'demo',
+    { instruction: '/tool catalogue_tool_3 {"value": "early"}\n/tool ToolSearch {"query": "select:catalogue_tool_3"}\n/tool ToolSearch {"query": "number 4", "max_results": 2}' },
+    async (session) => {
+      await session.waitUntilIdle();
+      const call = await session.send('/tool catalogue_tool_3 {"value": "loaded"}');
+      await session.waitUntilIdle({ messageId: call });
+      const skills = await session.send('/tool Skill {"skill": "greet", "args": "Ada"}\n/tool Skill {"skill": "list"}\n/tool Skill {"skill": "nope"}');
+      await session.waitUntilIdle({ messageId: skills });
+    },
+    { tools: manyTools, skillsDir },
+  );
+  await rm(skillsDir, { recursive: true, force: true });
   // Inputs the workflow refuses: a session started with a string, a memory store with no owner. Each fails at once.
   for (const [type, input] of [
     [sessionWorkflowType, 'Plan a garden.'],

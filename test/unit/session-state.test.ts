@@ -71,6 +71,8 @@ describe('the session environment', () => {
     loop_max_age_seconds: 86_400,
     cron_timezone: 'Europe/Paris',
     host_tools: { digest: 'd1', tools: [hostTool] },
+    tool_search: { max_host_tools: 40, max_schema_tokens: 20_000 },
+    skills: true as const,
   };
 
   it('takes in every setting the worker describes', () => {
@@ -83,6 +85,8 @@ describe('the session environment', () => {
       loopLimits: { minIntervalSeconds: 30, maxAgeSeconds: 86_400 },
       cronTimezone: 'Europe/Paris',
       hostTools: { digest: 'd1', tools: [hostTool] },
+      toolSearch: { max_host_tools: 40, max_schema_tokens: 20_000 },
+      skills: true,
     });
   });
 
@@ -106,6 +110,8 @@ describe('the session environment', () => {
       cron_timezone: 'Europe/Paris',
       loop_limits: { min_interval_seconds: 30, max_age_seconds: 86_400 },
       host_tools: { digest: 'd1', tools: [hostTool] },
+      tool_search: { max_host_tools: 40, max_schema_tokens: 20_000 },
+      skills: true,
     });
     expect(new SessionState(identity, fakeClock(), carried).settings).toEqual(state.settings);
   });

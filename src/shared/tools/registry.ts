@@ -16,6 +16,8 @@ import { sendMessage } from './claurst-messages.js';
 import { askUserQuestion } from './claurst-questions.js';
 import { subagentObserve } from './soai-subagents.js';
 import { soaiAskUser } from './soai-ask-user.js';
+import { toolSearch } from './tool-search.js';
+import { skill } from './skill.js';
 import { automationCreate, automationRunEnqueue, automationRunGet, automationRunWait, automationUpdate } from './automations.js';
 
 /** The one list of built-in tools. Dispatch in the workflow is typed over these names, so a tool without a handler does not compile. */
@@ -69,6 +71,8 @@ export const builtinTools = [
   askUserQuestion,
   subagentObserve,
   soaiAskUser,
+  toolSearch,
+  skill,
 ] as const;
 
 export type BuiltinTool = (typeof builtinTools)[number];

@@ -9,6 +9,7 @@ import { maxToolResultLength } from '../../shared/host-tools.js';
 import { findHostTool } from '../deployment-settings.js';
 import { runHostTool } from './host-tool-handler.js';
 import { isDestructive, planModeRefusal } from './destructive-tools.js';
+import { notLoadedRefusal } from '../deferred-tools.js';
 
 export interface ToolOutcome {
   content: string;
@@ -42,9 +43,11 @@ function runToolCall(call: ToolCall, allowedTools: ReadonlySet<string>, context:
   // Plan mode: a destructive tool of the session's does not run, whatever the model sent (its arguments are not read).
   if ((tool || hostTool) && context.state.workMode === 'plan' && isDestructive(call.name, context.state.settings))
     throw new ToolError(planModeRefusal(call.name));
+  if (hostTool && !context.state.deferredTools.isCallable(call.name)) throw new ToolError(notLoadedRefusal(call.name));
   if (hostTool) return runHostTool(hostTool, parseArguments(call.arguments), call.arguments, context);
   if (!tool) {
-    const available = [...allowedTools].join(', ') || 'none';
+    // Deferred tools not loaded are left out: ToolSearch finds them.
+    const available = [...allowedTools].filter((name) => context.state.deferredTools.isCallable(name)).join(', ') || 'none';
     throw new ToolError(`Unknown tool "${call.name}". Available tools: ${available}.`);
   }
   const raw = parseArguments(call.arguments);

@@ -13,6 +13,8 @@ import { readMemory, writeMemory } from './memory-handlers.js';
 import { endGoal, startGoal } from './goal-handlers.js';
 import { createCronJob, deleteCronJob, listCronJobs } from './cron-handlers.js';
 import { automationTool } from './automation-handlers.js';
+import { searchDeferredTools } from './tool-search-handler.js';
+import { runSkill } from './skill-handler.js';
 import { cancelLoopById, completeRunningLoop, listAllLoops, pauseLoopById, resumeLoopById, startLoop } from './loop-handlers.js';
 
 import { readTaskOutput, runAgent, stopTask } from './claurst-agent-handlers.js';
@@ -77,4 +79,6 @@ export const toolHandlers: ToolHandlers = {
   AskUserQuestion: (args, context) => askUserQuestions(args, context),
   subagent_observe: (args, context) => observeSubagent(args, context),
   ask_user: (args, context) => askUserSoai(args, context),
+  ToolSearch: (args, context) => searchDeferredTools(args, context),
+  Skill: (args, context) => runSkill(args, context),
 };
