@@ -20,6 +20,7 @@ import { treeCommand } from './commands/tree.js';
 import { workerCommand } from './commands/worker.js';
 import { Interrupted, UsageError } from './usage-error.js';
 import { ToolDefinitionError } from '../tools/catalogue.js';
+import { McpConfigError } from '../mcp/config.js';
 import { packageVersion } from './version.js';
 
 const logLevels = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'] as const;
@@ -88,7 +89,12 @@ export async function main(argv: string[] = process.argv): Promise<never> {
 function exitCodeFor(error: unknown): number {
   if (error instanceof Interrupted) return 130;
   if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2; // commander already printed the message
-  if (error instanceof UsageError || error instanceof ArborClientError || error instanceof ToolDefinitionError) {
+  if (
+    error instanceof UsageError ||
+    error instanceof ArborClientError ||
+    error instanceof ToolDefinitionError ||
+    error instanceof McpConfigError
+  ) {
     process.stderr.write(`arbor: ${error.message}\n`);
     return 2;
   }

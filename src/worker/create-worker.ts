@@ -8,6 +8,8 @@ import { createSessionWorkers } from './session-workers.js';
 import type { ToolDefinition } from '../tools/define.js';
 import { automationDisallowedToolsFromEnv, checkAutomationDisallowedTools } from '../activities/automation-disallowed-tools.js';
 import { webFetchFromEnv, type WebFetchSettings } from '../activities/web-fetch-settings.js';
+import { checkMcpServers, mcpServersFromEnv, type McpServersConfig } from '../mcp/config.js';
+import type { McpServerStatus } from '../mcp/mcp-servers.js';
 
 export interface ArborWorkerOptions {
   connection?: ConnectionSettings;
@@ -36,6 +38,16 @@ export interface ArborWorkerOptions {
    * when unset; the CLI's workers (`arbor run`, `chat`, `dev`, `worker`) offer it unless ARBOR_WEB_FETCH=off.
    */
   webFetch?: boolean | WebFetchSettings;
+  /**
+   * MCP servers whose tools the sessions are offered as host tools named `<server>__<tool>`: stdio servers
+   * (`command`, `args`, `env`, `cwd`), started once by this worker and restarted when they die, and Streamable HTTP
+   * servers (`url`, `headers` whose `${NAME}` come from the worker's environment). Default: ARBOR_MCP_SERVERS (inline
+   * JSON, or the path of a JSON or YAML file), else none. A bad configuration throws an McpConfigError before
+   * anything connects; a server that cannot start does not stop the worker (its tools' calls are tool errors).
+   */
+  mcpServers?: McpServersConfig;
+  /** Where lines about the MCP servers go (default: stderr). */
+  log?: (line: string) => void;
 }
 
 export interface ArborWorker {
@@ -44,6 +56,8 @@ export interface ArborWorker {
   /** Runs until shutdown() or a signal the SDK handles; closes the connections afterwards. */
   run(): Promise<void>;
   shutdown(): void;
+  /** Each configured MCP server: its state (`starting`, `ready`, `down`, `closed`), tool count and problem. */
+  mcpStatus(): McpServerStatus[];
 }
 
 /** Connects to Temporal, registers Arbor's search attributes and creates a worker for the session workflows. */
@@ -58,6 +72,7 @@ export async function createArborWorker(options: ArborWorkerOptions = {}): Promi
     options.automationDisallowedTools === undefined
       ? automationDisallowedToolsFromEnv()
       : checkAutomationDisallowedTools(options.automationDisallowedTools);
+  const mcpServers = options.mcpServers === undefined ? mcpServersFromEnv() : checkMcpServers(options.mcpServers);
   const webFetch = options.webFetch === undefined ? webFetchFromEnv() : options.webFetch === true ? {} : options.webFetch;
   const clientConnection = await Connection.connect(settings.connectionOptions as Parameters<typeof Connection.connect>[0]);
   let nativeConnection: NativeConnection | undefined;
@@ -73,6 +88,8 @@ export async function createArborWorker(options: ArborWorkerOptions = {}): Promi
       taskQueue: settings.taskQueue,
       model,
       tools,
+      mcpServers,
+      log: options.log ?? ((line) => process.stderr.write(`${line}\n`)),
       searchAttributes,
       workflowBundlePath: options.workflowBundlePath,
       workerOptions: options.workerOptions,
@@ -91,6 +108,7 @@ export async function createArborWorker(options: ArborWorkerOptions = {}): Promi
         }
       },
       shutdown: () => workers.shutdown(),
+      mcpStatus: () => workers.mcpStatus(),
     };
   } catch (error) {
     await nativeConnection?.close();
