@@ -13,7 +13,8 @@ export function mcpResultText(result: CallToolResult): string {
   const structured = result.structuredContent;
   if (structured !== undefined) {
     const json = JSON.stringify(structured);
-    const echoed = content.some((item) => item.type === 'text' && sameJson(item.text, json));
+    const texts = content.flatMap((item) => (item.type === 'text' ? [item.text] : []));
+    const echoed = texts.some((item) => sameJson(item, json)) || onlyTheTexts(structured, texts);
     if (!echoed) parts.push(json);
   }
   // Servers of the protocol's first version answer with `toolResult`.
@@ -48,6 +49,13 @@ function describeContent(item: Content): string {
 function base64Bytes(data: string): number {
   const padding = data.endsWith('==') ? 2 : data.endsWith('=') ? 1 : 0;
   return Math.max(0, Math.floor((data.length * 3) / 4) - padding);
+}
+
+/** Structured content that only wraps the text parts (`{ content: "<the text>" }`) tells the model nothing more. */
+function onlyTheTexts(structured: Record<string, unknown>, texts: readonly string[]): boolean {
+  const values = Object.values(structured);
+  const joined = texts.join('\n');
+  return values.length > 0 && values.every((value) => typeof value === 'string' && (texts.includes(value) || value === joined));
 }
 
 function sameJson(text: string, json: string): boolean {

@@ -1,0 +1,144 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createTestArbor, ScriptedModel, text, toolCall, type TestArbor } from '../../src/testing.js';
+import { everythingBin, filesystemBin, isAlive, startEverythingOverHttp } from '../support/mcp-servers.js';
+
+async function until<T>(what: string, read: () => T | undefined | false, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = read();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe('MCP servers as tool sources', () => {
+  const model = new ScriptedModel();
+  let arbor: TestArbor;
+  let folder: string;
+  let http: Awaited<ReturnType<typeof startEverythingOverHttp>>;
+
+  beforeAll(async () => {
+    folder = await mkdtemp(join(tmpdir(), 'arbor-mcp-'));
+    await writeFile(join(folder, 'notes.txt'), 'Ada wrote the first program.\n');
+    http = await startEverythingOverHttp();
+    arbor = await createTestArbor({
+      model,
+      workflowBundlePath: inject('workflowBundlePath'),
+      mcpServers: {
+        // A restart waits long enough for a call to find the server down.
+        everything: { command: everythingBin, args: ['stdio'], restartDelayMs: { initial: 3_000 } },
+        files: { command: filesystemBin, args: [folder], tools: { write_file: { needsApproval: true } } },
+        web: { url: http.url, headers: { 'X-Test': '${HOME}' } },
+        broken: { command: join(folder, 'no-such-server'), restartDelayMs: { initial: 60_000 } },
+      },
+    });
+  });
+
+  afterAll(async () => {
+    await arbor?.teardown();
+    await http?.stop();
+    if (folder) await rm(folder, { recursive: true, force: true });
+  });
+
+  it("offers each server's tools as <server>__<tool> with the server's schema, and the model reads text, structured content and described images", async () => {
+    const instruction = 'Use the everything server';
+    model.forInstruction(
+      instruction,
+      toolCall('everything__echo', { message: 'hello over stdio' }),
+      toolCall('everything__get-structured-content', { location: 'Chicago' }),
+      toolCall('everything__get-tiny-image', {}),
+      text('Done.'),
+    );
+    const session = await arbor.startSession({ instruction });
+    await arbor.waitUntilIdle(session);
+
+    const requests = model.requestsFor(instruction);
+    const echo = requests[0]!.toolSpecs.find((spec) => spec.name === 'everything__echo');
+    expect(echo).toMatchObject({ description: 'Echoes back the input string', parameters: { type: 'object', required: ['message'] } });
+    expect(requests[0]!.tools).toEqual(expect.arrayContaining(['files__read_text_file', 'web__echo']));
+    expect(requests[1]!.toolResults).toEqual(['Echo: hello over stdio']);
+    expect(requests[2]!.toolResults[0]).toMatchObject({ temperature: expect.any(Number) });
+    expect(requests[3]!.toolResults[0]).toMatch(/\[image: image\/png, [\d,]+ bytes, not shown\]/);
+  });
+
+  it('calls a Streamable HTTP server on loopback, and a filesystem server whose refusals are tool errors', async () => {
+    const instruction = 'Use the web and files servers';
+    model.forInstruction(
+      instruction,
+      toolCall('web__get-sum', { a: 2, b: 40 }),
+      toolCall('files__read_text_file', { path: join(folder, 'notes.txt') }),
+      toolCall('files__read_text_file', { path: '/etc/hostname' }),
+      text('Done.'),
+    );
+    const session = await arbor.startSession({ instruction });
+    await arbor.waitUntilIdle(session);
+
+    const requests = model.requestsFor(instruction);
+    expect(String(requests[1]!.toolResults[0])).toContain('42');
+    expect(requests[2]!.toolResults).toEqual(['Ada wrote the first program.\n']);
+    expect(String(requests[3]!.toolResults[0])).toMatch(/^Error: Tool files__read_text_file failed: .*(denied|outside)/i);
+  });
+
+  it('asks before a call of a tool the configuration marks as needing approval, and runs it once approved', async () => {
+    const instruction = 'Write a file through MCP';
+    const target = join(folder, 'written.txt');
+    model.forInstruction(instruction, toolCall('files__write_file', { path: target, content: 'written by MCP' }), text('Written.'));
+    const session = await arbor.startSession({ instruction });
+    await arbor.approve(session, { toolName: 'files__write_file' });
+    await arbor.waitUntilIdle(session);
+
+    expect(await readFile(target, 'utf8')).toBe('written by MCP');
+    expect(model.requestsFor(instruction)[1]!.toolResults[0]).toMatch(/Successfully wrote/);
+  });
+
+  it('answers a call to a killed stdio server with a tool error saying it is down, and calls it again once restarted', async () => {
+    const instruction = 'Echo across a crash';
+    model.forInstruction(
+      instruction,
+      toolCall('everything__echo', { message: 'after the crash' }),
+      text('It is down.'),
+      toolCall('everything__echo', { message: 'after the restart' }),
+      text('It is back.'),
+    );
+    const before = arbor.mcpStatus().find((server) => server.name === 'everything')!;
+    expect(before.state).toBe('ready');
+    process.kill(before.pid!, 'SIGKILL');
+    await until('the server is down', () => arbor.mcpStatus().find((server) => server.name === 'everything')?.state === 'down');
+
+    const session = await arbor.startSession({ instruction });
+    await arbor.waitUntilIdle(session);
+    expect(model.requestsFor(instruction)[1]!.toolResults[0]).toMatch(
+      /^Error: Tool everything__echo failed: MCP server everything is down \(it exited.*\); the worker restarts it/,
+    );
+
+    const after = await until('the server is ready again', () =>
+      arbor.mcpStatus().find((server) => server.name === 'everything' && server.state === 'ready' && server.restarts === 1),
+    );
+    expect(after.pid).not.toBe(before.pid);
+    await session.send('Try again');
+    await arbor.waitUntilIdle(session);
+    expect(model.requestsFor(instruction)[3]!.toolResults).toEqual(['Echo: after the restart']);
+  });
+
+  it('keeps a server that never starts out of the catalogue, says why in its status, and the session goes on', async () => {
+    const broken = arbor.mcpStatus().find((server) => server.name === 'broken')!;
+    expect(broken).toMatchObject({ state: 'down', tool_count: 0, problem: expect.stringMatching(/could not be started: .*ENOENT/) });
+    const instruction = 'Call the broken server';
+    model.forInstruction(instruction, toolCall('broken__anything', {}), text('No such tool.'));
+    const session = await arbor.startSession({ instruction });
+    await arbor.waitUntilIdle(session);
+    expect(model.requestsFor(instruction)[1]!.toolResults[0]).toMatch(/^Error: Unknown tool "broken__anything"/);
+  });
+
+  it('closes the stdio servers as the worker shuts down, leaving no process behind', async () => {
+    const pids = arbor.mcpStatus().flatMap((server) => (server.pid === undefined ? [] : [server.pid]));
+    expect(pids).toHaveLength(2);
+    await arbor.teardown();
+    for (const pid of pids) expect(isAlive(pid)).toBe(false);
+    expect(arbor.mcpStatus().every((server) => server.state === 'closed')).toBe(true);
+  });
+});
