@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -34,6 +34,8 @@ describe('MCP servers as tool sources', () => {
         files: { command: filesystemBin, args: [folder], tools: { write_file: { needsApproval: true } } },
         web: { url: http.url, headers: { 'X-Test': '${HOME}' } },
         broken: { command: join(folder, 'no-such-server'), restartDelayMs: { initial: 60_000 } },
+        // Written by a test once the worker runs: a server that comes up late changes the catalogue.
+        late: { command: join(folder, 'late-server.sh'), restartDelayMs: { initial: 200, max: 200 } },
       },
     });
   });
@@ -134,9 +136,36 @@ describe('MCP servers as tool sources', () => {
     expect(model.requestsFor(instruction)[1]!.toolResults[0]).toMatch(/^Error: Unknown tool "broken__anything"/);
   });
 
+  it('offers the tools of a server that came up late to a running session once it continues as new, with a notice', async () => {
+    const instruction = 'Before the late server';
+    model.forInstruction(instruction, text('Nothing to call yet.'));
+    const session = await arbor.startSession({ instruction, history_limit: 100 });
+    await arbor.waitUntilIdle(session);
+    expect(model.requestsFor(instruction)[0]!.tools).not.toContain('late__echo');
+
+    await writeFile(join(folder, 'late-server.sh'), `#!/bin/sh\nexec ${everythingBin} stdio\n`);
+    await chmod(join(folder, 'late-server.sh'), 0o755);
+    await until('the late server is ready', () => arbor.mcpStatus().find((server) => server.name === 'late')?.state === 'ready');
+
+    const workflow = arbor.env.client.workflow.getHandle(session.id);
+    const firstRun = (await workflow.describe()).runId;
+    for (let turn = 1; (await workflow.describe()).runId === firstRun; turn++) {
+      if (turn > 30) throw new Error('the session did not continue as new');
+      model.forInstruction(instruction, text(`Turn ${turn}.`));
+      await session.send(`Turn ${turn}`);
+      await arbor.waitUntilIdle(session);
+    }
+    model.forInstruction(instruction, toolCall('late__echo', { message: 'late but here' }), text('Called.'));
+    await session.send('Call the late server');
+    await arbor.waitUntilIdle(session);
+    expect(model.requestsFor(instruction).at(-1)!.toolResults).toEqual(['Echo: late but here']);
+    const notices = (await session.transcript()).filter((entry) => entry.role === 'notice').map((entry) => entry.content);
+    expect(notices.find((notice) => notice.startsWith('The host tools changed'))).toMatch(/added .*late__echo/);
+  });
+
   it('closes the stdio servers as the worker shuts down, leaving no process behind', async () => {
     const pids = arbor.mcpStatus().flatMap((server) => (server.pid === undefined ? [] : [server.pid]));
-    expect(pids).toHaveLength(2);
+    expect(pids).toHaveLength(3);
     await arbor.teardown();
     for (const pid of pids) expect(isAlive(pid)).toBe(false);
     expect(arbor.mcpStatus().every((server) => server.state === 'closed')).toBe(true);
