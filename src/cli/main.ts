@@ -17,6 +17,7 @@ import { showCommand } from './commands/show.js';
 import { startCommand } from './commands/start.js';
 import { stopCommand } from './commands/stop.js';
 import { treeCommand } from './commands/tree.js';
+import { toolsCommand } from './commands/tools.js';
 import { workerCommand } from './commands/worker.js';
 import { Interrupted, UsageError } from './usage-error.js';
 import { ToolDefinitionError } from '../tools/catalogue.js';
@@ -59,6 +60,7 @@ export function buildProgram(): Command {
     executePlanCommand,
     showCommand,
     treeCommand,
+    toolsCommand,
     stopCommand,
     chatCommand,
     answerCommand,
