@@ -67,6 +67,23 @@ describe('MCP servers as tool sources', () => {
     expect(requests[3]!.toolResults[0]).toMatch(/\[image: image\/png, [\d,]+ bytes, not shown\]/);
   });
 
+  it('names an MCP call by its server and tool in the session events and in the summary of its activity', async () => {
+    const instruction = 'Echo once, named';
+    model.forInstruction(instruction, toolCall('everything__echo', { message: 'named' }), text('Done.'));
+    const session = await arbor.startSession({ instruction });
+    await arbor.waitUntilIdle(session);
+
+    const calls = (await arbor.events(session)).filter((event) => event.type === 'tool_call');
+    expect(calls).toEqual([expect.objectContaining({ name: 'everything__echo', mcp: { server: 'everything', tool: 'echo' } })]);
+    const history = await arbor.env.client.workflow.getHandle(session.id).fetchHistory();
+    const scheduled = history.events!.find(
+      (event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'tool:everything__echo',
+    );
+    expect(Buffer.from(scheduled!.userMetadata!.summary!.data!).toString()).toBe(
+      JSON.stringify('MCP everything: echo: {"message":"named"}'),
+    );
+  });
+
   it('calls a Streamable HTTP server on loopback, and a filesystem server whose refusals are tool errors', async () => {
     const instruction = 'Use the web and files servers';
     model.forInstruction(
