@@ -32,7 +32,7 @@ describe('MCP servers as tool sources', () => {
         // A restart waits long enough for a call to find the server down.
         everything: { command: everythingBin, args: ['stdio'], restartDelayMs: { initial: 3_000 } },
         files: { command: filesystemBin, args: [folder], tools: { write_file: { needsApproval: true } } },
-        web: { url: http.url, headers: { 'X-Test': '${HOME}' } },
+        web: { url: http.url, headers: { 'X-Test': '${HOME}' }, restartDelayMs: { initial: 500, max: 500 } },
         broken: { command: join(folder, 'no-such-server'), restartDelayMs: { initial: 60_000 } },
         // Written by a test once the worker runs: a server that comes up late changes the catalogue.
         late: { command: join(folder, 'late-server.sh'), restartDelayMs: { initial: 200, max: 200 } },
@@ -141,6 +141,29 @@ describe('MCP servers as tool sources', () => {
     await session.send('Try again');
     await arbor.waitUntilIdle(session);
     expect(model.requestsFor(instruction)[3]!.toolResults).toEqual(['Echo: after the restart']);
+  });
+
+  it('answers a call to a Streamable HTTP server that went away with a tool error, and reconnects once it is back', async () => {
+    const instruction = 'Echo across an HTTP outage';
+    model.forInstruction(
+      instruction,
+      toolCall('web__echo', { message: 'while away' }),
+      text('It is away.'),
+      toolCall('web__echo', { message: 'back again' }),
+      text('It is back.'),
+    );
+    await http.stop();
+    const session = await arbor.startSession({ instruction });
+    await arbor.waitUntilIdle(session);
+    expect(model.requestsFor(instruction)[1]!.toolResults[0]).toMatch(/^Error: Tool web__echo failed: MCP server web is down \(/);
+
+    http = await startEverythingOverHttp(http.port);
+    await until('the HTTP server is reached again', () =>
+      arbor.mcpStatus().find((server) => server.name === 'web' && server.state === 'ready' && server.restarts > 0),
+    );
+    await session.send('Try again');
+    await arbor.waitUntilIdle(session);
+    expect(model.requestsFor(instruction)[3]!.toolResults).toEqual(['Echo: back again']);
   });
 
   it('keeps a server that never starts out of the catalogue, says why in its status, and the session goes on', async () => {

@@ -30,8 +30,10 @@ export async function freePort(): Promise<number> {
 }
 
 /** `mcp-server-everything streamableHttp` on a free loopback port; resolves once it says it listens. */
-export async function startEverythingOverHttp(): Promise<{ url: string; process: ChildProcess; stop(): Promise<void> }> {
-  const port = await freePort();
+export async function startEverythingOverHttp(
+  port?: number,
+): Promise<{ url: string; port: number; process: ChildProcess; stop(): Promise<void> }> {
+  port ??= await freePort();
   const child = spawn(everythingBin, ['streamableHttp'], {
     env: { ...process.env, PORT: String(port) },
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -50,6 +52,7 @@ export async function startEverythingOverHttp(): Promise<{ url: string; process:
   });
   return {
     url: `http://127.0.0.1:${port}/mcp`,
+    port,
     process: child,
     stop: () =>
       new Promise((resolve) => {
