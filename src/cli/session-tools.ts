@@ -45,15 +45,17 @@ export async function readSessionTools(client: Client, sessionId: string): Promi
   });
 }
 
-/** The rows as a table: name, source (with the MCP server and tool), approval, destructive. */
+/** The rows as a table: name, source (with the MCP server and tool), approval, destructive, and ToolSearch's state once known. */
 export function renderSessionTools(rows: readonly SessionToolRow[]): string {
+  const deferral = rows.some((row) => row.deferral !== null);
   const table = [
-    ['TOOL', 'SOURCE', 'APPROVAL', 'DESTRUCTIVE'],
+    ['TOOL', 'SOURCE', 'APPROVAL', 'DESTRUCTIVE', ...(deferral ? ['SEARCH'] : [])],
     ...rows.map((row) => [
       row.name,
       row.mcp ? `mcp ${row.mcp.server}/${row.mcp.tool}` : row.source,
       row.needs_approval === 'by_arguments' ? 'by arguments' : row.needs_approval ? 'asks' : '-',
       row.destructive ? 'yes' : '-',
+      ...(deferral ? [row.deferral ?? '-'] : []),
     ]),
   ];
   const widths = table[0]!.map((_, column) => Math.max(...table.map((line) => line[column]!.length)));

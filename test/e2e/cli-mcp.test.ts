@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ArborClient } from '../../src/client.js';
 import { createArborWorker, type ArborWorker } from '../../src/worker.js';
 import { devServerSettings } from '../support/connection.js';
 import { everythingBin, filesystemBin } from '../support/mcp-servers.js';
@@ -61,9 +62,11 @@ describe('MCP servers through the CLI', () => {
 
     it("lists a session's built-in and MCP tools, with each MCP tool's server, approval and destructive marks", async () => {
       const env = { TEMPORAL_ADDRESS: settings.address, ARBOR_TASK_QUEUE: settings.taskQueue };
-      const started = await runCli(['run', 'Hello', '--model', 'demo', '--json'], env, 90_000);
-      expect(started.code, started.stderr).toBe(0);
-      const sessionId = JSON.parse(started.stdout).session_id as string;
+      const client = await ArborClient.fromSettings(settings);
+      const session = await client.startSession({ instruction: 'Hello', model: 'demo' });
+      await session.waitUntilIdle({ timeoutMs: 30_000 });
+      await client.close();
+      const sessionId = session.id;
 
       const listed = await runCli(['tools', sessionId, '--json'], env);
       expect(listed.code, listed.stderr).toBe(0);
