@@ -30,7 +30,7 @@ describe('MCP servers as tool sources', () => {
       workflowBundlePath: inject('workflowBundlePath'),
       mcpServers: {
         // A restart waits long enough for a call to find the server down.
-        everything: { command: everythingBin, args: ['stdio'], restartDelayMs: { initial: 3_000 } },
+        everything: { command: everythingBin, args: ['stdio'], restartDelayMs: { initial: 5_000 } },
         files: { command: filesystemBin, args: [folder], tools: { write_file: { needsApproval: true } } },
         web: { url: http.url, headers: { 'X-Test': '${HOME}' }, restartDelayMs: { initial: 500, max: 500 } },
         broken: { command: join(folder, 'no-such-server'), restartDelayMs: { initial: 60_000 } },
