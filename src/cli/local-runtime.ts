@@ -114,6 +114,10 @@ export async function ensureLocalRuntime(
       log(
         `A worker already polls task queue "${settings.taskQueue}": the tools of ${toolModules.join(', ')} are served only where that worker serves them.`,
       );
+    } else if (Object.keys(mcpServers).length > 0) {
+      log(
+        `A worker already polls task queue "${settings.taskQueue}": the MCP servers of ARBOR_MCP_SERVERS are used only where that worker uses them.`,
+      );
     }
   } catch (error) {
     await server?.stop();
