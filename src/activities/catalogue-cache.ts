@@ -12,14 +12,16 @@ export class CatalogueCache {
   private readonly byDigest = new Map<string, HostToolCatalogue>();
 
   constructor(
-    private readonly own: HostToolCatalogue | undefined,
+    /** The catalogue this worker offers (a function: the one it offers now, as its MCP servers change it). */
+    private readonly own: HostToolCatalogue | undefined | (() => HostToolCatalogue | undefined),
     private readonly fetchCatalogue: FetchCatalogue,
     private readonly maxCatalogues = 32,
   ) {}
 
   async resolve(sessionId: string, runId: string, digest: string | undefined): Promise<HostToolCatalogue | undefined> {
     if (digest === undefined) return undefined;
-    if (this.own?.digest === digest) return this.own;
+    const own = typeof this.own === 'function' ? this.own() : this.own;
+    if (own?.digest === digest) return own;
     let catalogue = this.byDigest.get(digest);
     if (!catalogue) {
       const fetched = await this.fetchCatalogue(sessionId, runId);

@@ -47,8 +47,11 @@ export interface ActivityDependencies {
   loopLimits?: { min_interval_seconds?: number; max_age_seconds?: number };
   /** Time zone of cron expressions (default: ARBOR_CRON_TIMEZONE, else UTC). */
   cronTimezone?: string | undefined;
-  /** The host and remote tools this worker offers new sessions (built with buildCatalogue); none by default. */
-  hostTools?: HostToolCatalogue;
+  /**
+   * The host and remote tools this worker offers new sessions (built with buildCatalogue), or a function giving the
+   * catalogue it offers now (with its MCP servers' tools, which change as they do); none by default.
+   */
+  hostTools?: HostToolCatalogue | (() => HostToolCatalogue);
   /**
    * The administrator's list: tools no automation run may use, whatever its automation names (default:
    * ARBOR_AUTOMATION_DISALLOWED_TOOLS; none).
@@ -73,13 +76,14 @@ export function createActivities({
   questionTimeoutSeconds = questionTimeoutFromEnv(),
   loopLimits = loopLimitsFromEnv(),
   cronTimezone = cronTimezoneFromEnv(),
-  hostTools,
+  hostTools: offered,
   automationDisallowedTools: disallowed,
   secretKey = secretKeyFromEnv(),
   toolSearch,
   skillsDir = skillsDirFromEnv(),
 }: ActivityDependencies) {
   const toolSearchLimitsOfSessions = toolSearchLimits(toolSearch);
+  const currentHostTools = typeof offered === 'function' ? offered : () => offered;
   const automationDisallowedTools =
     disallowed === undefined ? automationDisallowedToolsFromEnv() : checkAutomationDisallowedTools(disallowed);
   const zoneProblem = cronTimezone === undefined ? undefined : timeZoneProblem(cronTimezone);
@@ -90,7 +94,7 @@ export function createActivities({
     return readTranscriptPages((page) => boundedQuery(client, sessionId, () => handle.query(transcriptQuery, page)), { limit: count });
   });
 
-  const catalogues = new CatalogueCache(hostTools, (sessionId, runId) =>
+  const catalogues = new CatalogueCache(currentHostTools, (sessionId, runId) =>
     boundedQuery(client, sessionId, () => client.workflow.getHandle(sessionId, runId).query(hostToolCatalogueQuery)),
   );
 
@@ -126,12 +130,14 @@ export function createActivities({
 
     /** The catalogue of host tools this worker offers (null: none), read where a session takes a catalogue again. */
     async describeHostTools(): Promise<HostToolCatalogue | null> {
+      const hostTools = currentHostTools();
       return hostTools && hostTools.tools.length > 0 ? hostTools : null;
     },
 
     /** The model a new session uses (its own or the worker's default) and whether search attributes can be set. */
     async prepareSession(requestedModel?: string): Promise<SessionEnvironment> {
       const name = requestedModel ?? model.defaultModel;
+      const hostTools = currentHostTools();
       return {
         model: name,
         provider: name === demoModelName ? 'demo' : 'openai-compatible',

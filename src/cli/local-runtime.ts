@@ -10,6 +10,7 @@ import { describeRunningServer, embeddedDatabase, takeLock } from './dev-lock.js
 import { UsageError } from './usage-error.js';
 import { loadToolModules } from './tool-modules.js';
 import type { ToolDefinition } from '../tools/define.js';
+import { mcpServersFromEnv, type McpServersConfig } from '../mcp/config.js';
 
 export { embeddedDatabase };
 export const embeddedUiPort = 8233;
@@ -76,8 +77,9 @@ export async function startEmbeddedServer(
 export async function startInProcessWorker(
   settings: ConnectionSettings,
   tools: readonly ToolDefinition[] = [],
+  mcpServers: McpServersConfig = mcpServersFromEnv(),
 ): Promise<{ worker: ArborWorker; run: Promise<void> }> {
-  const worker = await createArborWorker({ connection: settings, tools, webFetch: webFetchFromEnv(process.env, true) });
+  const worker = await createArborWorker({ connection: settings, tools, mcpServers, webFetch: webFetchFromEnv(process.env, true) });
   const run = worker.run();
   return { worker, run };
 }
@@ -94,6 +96,7 @@ export async function ensureLocalRuntime(
   // Loaded (and checked) first: a bad tools module stops the command before anything starts.
   const toolModules = options.toolModules ?? [];
   const tools = await loadToolModules(toolModules);
+  const mcpServers = mcpServersFromEnv();
   let server: DevServer | undefined;
   if (!(await isServerReachable(settings.address, 1500))) {
     if (settings.addressGiven) await checkServerAnswers(settings.address);
@@ -106,10 +109,14 @@ export async function ensureLocalRuntime(
   try {
     if (!(await hasLiveWorker(client, settings))) {
       log(`No worker polls task queue "${settings.taskQueue}"; starting one in this process.`);
-      ({ worker, run: workerRun } = await startInProcessWorker(settings, tools));
+      ({ worker, run: workerRun } = await startInProcessWorker(settings, tools, mcpServers));
     } else if (toolModules.length > 0) {
       log(
         `A worker already polls task queue "${settings.taskQueue}": the tools of ${toolModules.join(', ')} are served only where that worker serves them.`,
+      );
+    } else if (Object.keys(mcpServers).length > 0) {
+      log(
+        `A worker already polls task queue "${settings.taskQueue}": the MCP servers of ARBOR_MCP_SERVERS are used only where that worker uses them.`,
       );
     }
   } catch (error) {

@@ -18,9 +18,11 @@ import { showCommand } from './commands/show.js';
 import { startCommand } from './commands/start.js';
 import { stopCommand } from './commands/stop.js';
 import { treeCommand } from './commands/tree.js';
+import { toolsCommand } from './commands/tools.js';
 import { workerCommand } from './commands/worker.js';
 import { Interrupted, UsageError } from './usage-error.js';
 import { ToolDefinitionError } from '../tools/catalogue.js';
+import { McpConfigError } from '../mcp/config.js';
 import { packageVersion } from './version.js';
 
 const logLevels = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'] as const;
@@ -59,6 +61,7 @@ export function buildProgram(): Command {
     executePlanCommand,
     showCommand,
     treeCommand,
+    toolsCommand,
     stopCommand,
     chatCommand,
     answerCommand,
@@ -94,7 +97,12 @@ function exitCodeFor(error: unknown): number {
     return 2;
   }
   if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2; // commander already printed the message
-  if (error instanceof UsageError || error instanceof ArborClientError || error instanceof ToolDefinitionError) {
+  if (
+    error instanceof UsageError ||
+    error instanceof ArborClientError ||
+    error instanceof ToolDefinitionError ||
+    error instanceof McpConfigError
+  ) {
     process.stderr.write(`arbor: ${error.message}\n`);
     return 2;
   }

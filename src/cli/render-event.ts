@@ -12,7 +12,9 @@ export function renderTreeEvent({ event, session }: TreeEvent, options: { showUs
         return options.showUserMessages || session.depth > 0 ? [line(`user: ${abbreviate(event.content, 200)}`)] : [];
       return [line(`assistant: ${event.content}`)];
     case 'tool_call':
-      return [line(`  → ${event.name}(${abbreviate(event.arguments, 80)})`)];
+      return [
+        line(`  → ${event.name}(${abbreviate(event.arguments, 80)})${event.mcp ? ` [MCP ${event.mcp.server}: ${event.mcp.tool}]` : ''}`),
+      ];
     case 'tool_result':
       return [line(`  ${event.is_error ? '✗' : '✓'} ${event.name}: ${abbreviate(event.content, 160)}`)];
     case 'questions_asked':

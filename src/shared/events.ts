@@ -2,6 +2,7 @@ import type { ResolvedAnswer } from './answers.js';
 import type { ApprovalRequest } from './approval-request.js';
 import type { SessionStatus } from './session.js';
 import type { Question } from './tools/ask-user.js';
+import type { HostToolMcpOrigin } from './host-tools.js';
 import type { TodoItem } from './tools/todo.js';
 import type { TaskStatus } from './tools/task-board.js';
 import type { GoalStatus } from './tools/goals.js';
@@ -11,7 +12,15 @@ import type { notificationTypes } from './tools/notify.js';
 /** What happened in a session, as people watching it see it. Long texts are shortened (`truncated: true`); the transcript keeps them whole. */
 export type SessionEventBody =
   | { type: 'message'; role: 'user' | 'assistant'; content: string; truncated?: true }
-  | { type: 'tool_call'; tool_call_id: string; name: string; arguments: string; truncated?: true }
+  | {
+      type: 'tool_call';
+      tool_call_id: string;
+      name: string;
+      arguments: string;
+      truncated?: true;
+      /** For a tool of an MCP server: the server and the tool's own name there. */
+      mcp?: HostToolMcpOrigin;
+    }
   | { type: 'tool_result'; tool_call_id: string; name: string; content: string; is_error: boolean; truncated?: true }
   | { type: 'questions_asked'; question_set_id: string; questions: Question[]; approval?: ApprovalRequest }
   | { type: 'questions_answered'; question_set_id: string; answers: ResolvedAnswer[] }

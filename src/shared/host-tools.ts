@@ -32,6 +32,8 @@ export interface HostToolEntry {
   remote: boolean;
   /** Set (true) for a tool declared `destructive`: a session in Plan mode does not run it. Absent: not destructive. */
   destructive?: true;
+  /** Set for a tool of an MCP server the worker connects to: the server's name and the tool's own name there. */
+  mcp?: HostToolMcpOrigin;
   start_to_close_timeout_ms: number;
   schedule_to_start_timeout_ms: number;
   /** Absent: the activity is not expected to heartbeat. */
@@ -42,6 +44,12 @@ export interface HostToolEntry {
     backoff_coefficient: number;
     maximum_interval_ms: number;
   };
+}
+
+/** Where an MCP tool comes from: its catalogue name is `<server>__<tool>` (made to fit hostToolNamePattern). */
+export interface HostToolMcpOrigin {
+  server: string;
+  tool: string;
 }
 
 /** The tools a session may call besides the built-ins, and a digest that names this exact list. */

@@ -77,3 +77,11 @@ export const subAgentFinishedSignal = defineSignal<[SubAgentFinished]>('subAgent
 
 /** The catalogue of host tools the session's run holds (null: none): a worker whose own catalogue differs asks for it. */
 export const hostToolCatalogueQuery = defineQuery<HostToolCatalogue | null>('hostToolCatalogue');
+
+/** What a session's run may call: the tools it offers the model (built-in and host, by name) and its catalogue. */
+export interface SessionToolsAnswer {
+  tool_names: string[];
+  host_tools: HostToolCatalogue | null;
+}
+/** Answered by runs of sessions started (or continued as new) since `arbor tools` came; older runs answer only hostToolCatalogue. */
+export const sessionToolsQuery = defineQuery<SessionToolsAnswer>('sessionTools');

@@ -13,6 +13,8 @@ import { executableProblem } from '../temporal/binaries/files.js';
 import { startDevServer, type DevServer } from '../temporal/dev-server.js';
 import { ensureSearchAttributes, supportsSearchAttributes } from '../temporal/search-attribute-registration.js';
 import type { ToolDefinition } from '../tools/define.js';
+import { checkMcpServers, type McpServersConfig } from '../mcp/config.js';
+import type { McpServerStatus } from '../mcp/mcp-servers.js';
 import { createSessionWorkers, type SessionWorkers } from '../worker/session-workers.js';
 import { workflowBundlePath } from './workflow-bundle.js';
 import { ScriptedOpenAIServer, inProcessFetch } from './model-transports.js';
@@ -35,6 +37,8 @@ export interface TestArborOptions {
   secretKey?: string;
   /** Your host and remote tools (defineHostTool, defineRemoteTool from `arbor/tools`), served by the test's worker. */
   tools?: readonly ToolDefinition[];
+  /** MCP servers whose tools the test's worker offers, as `createArborWorker({ mcpServers })` (default: none). */
+  mcpServers?: McpServersConfig;
   /**
    * `time-skipping` (default): Temporal's test server, where timers fire when the test sleeps or awaits a result;
    * `dev`: a dev server of the Temporal CLI, in real time; or the address of a server you already run.
@@ -91,8 +95,10 @@ export interface TestArbor extends SessionWaits {
   startSession(options: SessionOptions): Promise<SessionHandle>;
   /** Skips the time-skipping server's clock forward (in real time on a dev server). */
   sleep(duration: Duration): Promise<void>;
-  /** Stops the worker, the server and the loopback model server. */
+  /** Stops the worker (closing its MCP servers), the server and the loopback model server. */
   teardown(): Promise<void>;
+  /** Each of the worker's MCP servers: its state, tool count, problem and (stdio) process id. */
+  mcpStatus(): McpServerStatus[];
 }
 
 export const defaultScriptedModelName = 'scripted';
@@ -121,6 +127,8 @@ export async function createTestArbor(options: TestArborOptions = {}): Promise<T
       taskQueue,
       model,
       tools: options.tools ?? [],
+      mcpServers: options.mcpServers ? checkMcpServers(options.mcpServers) : undefined,
+      log,
       searchAttributes,
       workflowBundlePath: bundlePath,
       workerOptions: options.workerOptions,
@@ -142,7 +150,7 @@ export async function createTestArbor(options: TestArborOptions = {}): Promise<T
     });
     const client = new ArborClient(env.client, taskQueue);
     log(`worker polling ${taskQueue}`);
-    return new RunningTestArbor(env, scripted, options.waitTimeoutMs ?? 30_000, client, taskQueue, cleanUp);
+    return new RunningTestArbor(env, scripted, options.waitTimeoutMs ?? 30_000, client, taskQueue, cleanUp, () => workers.mcpStatus());
   } catch (error) {
     await cleanUp();
     throw error;
@@ -159,6 +167,7 @@ class RunningTestArbor extends SessionWaits implements TestArbor {
     readonly client: ArborClient,
     readonly taskQueue: string,
     readonly teardown: () => Promise<void>,
+    readonly mcpStatus: () => McpServerStatus[],
   ) {
     super(env, model, waitTimeoutMs);
   }

@@ -9,6 +9,8 @@ import type { ToolDefinition } from '../tools/define.js';
 import { automationDisallowedToolsFromEnv, checkAutomationDisallowedTools } from '../activities/automation-disallowed-tools.js';
 import { webFetchFromEnv, type WebFetchSettings } from '../activities/web-fetch-settings.js';
 import { toolSearchLimits, type ToolSearchSettings } from '../activities/tool-search-settings.js';
+import { checkMcpServers, mcpServersFromEnv, type McpServersConfig } from '../mcp/config.js';
+import type { McpServerStatus } from '../mcp/mcp-servers.js';
 
 export interface ArborWorkerOptions {
   connection?: ConnectionSettings;
@@ -45,6 +47,16 @@ export interface ArborWorkerOptions {
   toolSearch?: ToolSearchSettings | false;
   /** A folder of skills, one Markdown file each, for the Skill tool (README "Skills"). Default: ARBOR_SKILLS_DIR; none: no Skill tool. */
   skillsDir?: string;
+  /**
+   * MCP servers whose tools the sessions are offered as host tools named `<server>__<tool>`: stdio servers
+   * (`command`, `args`, `env`, `cwd`), started once by this worker and restarted when they die, and Streamable HTTP
+   * servers (`url`, `headers` whose `${NAME}` come from the worker's environment). Default: ARBOR_MCP_SERVERS (inline
+   * JSON, or the path of a JSON or YAML file), else none. A bad configuration throws an McpConfigError before
+   * anything connects; a server that cannot start does not stop the worker (its tools' calls are tool errors).
+   */
+  mcpServers?: McpServersConfig;
+  /** Where lines about the MCP servers go (default: stderr). */
+  log?: (line: string) => void;
 }
 
 export interface ArborWorker {
@@ -53,6 +65,8 @@ export interface ArborWorker {
   /** Runs until shutdown() or a signal the SDK handles; closes the connections afterwards. */
   run(): Promise<void>;
   shutdown(): void;
+  /** Each configured MCP server: its state (`starting`, `ready`, `down`, `closed`), tool count and problem. */
+  mcpStatus(): McpServerStatus[];
 }
 
 /** Connects to Temporal, registers Arbor's search attributes and creates a worker for the session workflows. */
@@ -69,6 +83,7 @@ export async function createArborWorker(options: ArborWorkerOptions = {}): Promi
       : checkAutomationDisallowedTools(options.automationDisallowedTools);
   // Checked before anything connects: a bad limit (option or environment variable) throws here.
   toolSearchLimits(options.toolSearch);
+  const mcpServers = options.mcpServers === undefined ? mcpServersFromEnv() : checkMcpServers(options.mcpServers);
   const webFetch = options.webFetch === undefined ? webFetchFromEnv() : options.webFetch === true ? {} : options.webFetch;
   const clientConnection = await Connection.connect(settings.connectionOptions as Parameters<typeof Connection.connect>[0]);
   let nativeConnection: NativeConnection | undefined;
@@ -84,6 +99,8 @@ export async function createArborWorker(options: ArborWorkerOptions = {}): Promi
       taskQueue: settings.taskQueue,
       model,
       tools,
+      mcpServers,
+      log: options.log ?? ((line) => process.stderr.write(`${line}\n`)),
       searchAttributes,
       workflowBundlePath: options.workflowBundlePath,
       workerOptions: options.workerOptions,
@@ -107,6 +124,7 @@ export async function createArborWorker(options: ArborWorkerOptions = {}): Promi
         }
       },
       shutdown: () => workers.shutdown(),
+      mcpStatus: () => workers.mcpStatus(),
     };
   } catch (error) {
     await nativeConnection?.close();

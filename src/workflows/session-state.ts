@@ -270,12 +270,14 @@ export class SessionState {
       }
       for (const call of entry.tool_calls ?? []) {
         const { text, truncated } = shorten(call.arguments, eventTextLimits.tool);
+        const mcp = this.settings.hostTools?.tools.find((tool) => tool.name === call.name)?.mcp;
         this.events.emit({
           type: 'tool_call',
           tool_call_id: call.id,
           name: call.name,
           arguments: text,
           ...(truncated ? { truncated } : {}),
+          ...(mcp ? { mcp } : {}),
         });
       }
     } else if (entry.role === 'notice' || entry.role === 'error') {

@@ -19,6 +19,7 @@ import {
   eventsQuery,
   executePlanUpdate,
   hostToolCatalogueQuery,
+  sessionToolsQuery,
   messageStateQuery,
   snapshotQuery,
   transcriptPageQuery,
@@ -182,6 +183,7 @@ async function runSession(input: SessionInput): Promise<SessionResult> {
     toolNames: [],
     maxToolRounds: input.max_tool_rounds ?? defaultMaxToolRounds,
   };
+  setHandler(sessionToolsQuery, () => ({ tool_names: settings.toolNames, host_tools: state.settings.hostTools }));
   // What the session waits for, on its page in the Web UI (no history event).
   showCurrentDetails(state, settings);
   // The session's tools: those it was given (default all), less those this deployment cannot serve.

@@ -107,6 +107,7 @@ describe('the wire protocol as docs/protocol.md documents it', () => {
     );
     expectShape(await workflow.query('transcript', example('transcript').input), example('transcript').result, 'transcript');
     expect(await workflow.query('hostToolCatalogue')).toEqual(example('hostToolCatalogue').result);
+    expectShape(await workflow.query('sessionTools'), example('sessionTools').result, 'sessionTools', true);
 
     // sendMessage, then the documented recipe: the turn is done once the status is settled and the id handled.
     expect(await workflow.executeUpdate('sendMessage', { args: [example('sendMessage').input] })).toEqual(example('sendMessage').result);

@@ -106,6 +106,17 @@ describe('the README', () => {
     expect(result.stdout).toContain('Error: Unknown tool "planWrite". Available tools: todoWrite.');
   });
 
+  it('has an MCP servers example whose worker starts the everything server and whose session calls its get-sum tool', async () => {
+    const script = `${scratch}/mcp-servers.ts`;
+    await writeFile(script, await readmeExample('## MCP servers'));
+    const own = devServerSettings();
+    const result = await runScript(script, { TEMPORAL_ADDRESS: own.address, ARBOR_TASK_QUEUE: own.taskQueue }, 120_000);
+    expect(result.stderr, result.stderr).not.toMatch(/\[(WARN|ERROR)\]/);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('everything: ready');
+    expect(result.stdout).toContain('The sum of 19 and 23 is 42.');
+  });
+
   it('has a Plan mode example whose destructive host tool is refused until the plan is executed, and then runs', async () => {
     const script = `${scratch}/plan-mode.ts`;
     await writeFile(script, await readmeExample('### Plan mode'));

@@ -8,6 +8,7 @@ import {
   type ToolModulesFlag,
 } from '../options.js';
 import { loadToolModules, toolModulePaths } from '../tool-modules.js';
+import { mcpServersFromEnv } from '../../mcp/config.js';
 import { embeddedDatabase, embeddedUiPort, startEmbeddedServer, startInProcessWorker } from '../local-runtime.js';
 import type { DevServer } from '../../temporal/dev-server.js';
 import { checkServerAnswers } from '../server-reach.js';
@@ -31,6 +32,7 @@ export const devCommand = withToolModulesFlag(
   const log = (line: string) => process.stderr.write(`${line}\n`);
   // Loaded (and checked) before the server starts: a bad tools module stops here.
   const tools = await loadToolModules(toolModulePaths(flags.tools));
+  const mcpServers = mcpServersFromEnv();
   let settings = connectionSettingsFrom(flags);
   let server: DevServer | undefined;
   if (settings.addressGiven) {
@@ -40,7 +42,7 @@ export const devCommand = withToolModulesFlag(
     ({ server, settings } = await startEmbeddedServer(settings, log, { port: flags.port!, uiPort: flags.uiPort!, dbFile: flags.db! }));
   }
   try {
-    const { worker, run } = await startInProcessWorker(settings, tools);
+    const { worker, run } = await startInProcessWorker(settings, tools, mcpServers);
     const stop = () => worker.shutdown();
     process.once('SIGINT', stop).once('SIGTERM', stop);
     log(

@@ -8,6 +8,7 @@ import { withClient } from '../with-client.js';
 import { workersPolling, type PollingWorker } from '../../temporal/task-queue-workers.js';
 import type { ConnectionSettings } from '../../client/connection.js';
 import { immediateConnectFailure, unreachableServer } from '../server-reach.js';
+import { describeMcpProbe, probeMcpServers, type McpProbe } from '../../mcp/probe.js';
 
 interface DoctorFlags extends ConnectionFlags {
   json?: boolean;
@@ -16,16 +17,17 @@ interface DoctorFlags extends ConnectionFlags {
 
 export const doctorCommand = withConnectionFlags(
   new Command('doctor')
-    .description('report the Temporal binaries, the server and the model Arbor would use')
+    .description('report the Temporal binaries, the server, the model and the MCP servers Arbor would use')
     .option('--no-install', 'only look for the binaries, install nothing')
     .option('--json', 'print one JSON object'),
 ).action(async (flags: DoctorFlags) => {
   const output = createOutput(Boolean(flags.json));
   const settings = connectionSettingsFrom(flags);
   const model = modelSettingsFromEnv();
-  const [binaries, failure] = await Promise.all([
+  const [binaries, failure, mcp] = await Promise.all([
     doctorReport({ install: flags.install !== false, log: (line) => output.progress(line) }),
     immediateConnectFailure(settings.address, 1500),
+    probeMcpServers(),
   ]);
   const reachable = failure === null && (await isServerReachable(settings.address, 1500));
   const workers = reachable ? await pollingWorkers(settings) : null;
@@ -45,8 +47,9 @@ export const doctorCommand = withConnectionFlags(
       api_key: model.apiKey ? 'set' : 'not set',
       context_tokens: model.contextTokens ?? null,
     },
+    mcp_servers: 'servers' in mcp ? mcp.servers : { problem: mcp.problem },
   };
-  output.result(report, renderDoctor(report, binaries));
+  output.result(report, renderDoctor(report, binaries, mcp));
   // Exit 1 when sessions could not run: no server, or no worker polling its task queue.
   if (!reachable) {
     process.stderr.write(`arbor: ${unreachableServer(settings.address, failure ?? 'no answer within 1.5 s').message}\n`);
@@ -63,7 +66,11 @@ function hasLiveWorker(workers: PollingWorker[] | string | null): boolean {
   return Array.isArray(workers) && workers.some((worker) => (worker.last_seen_seconds_ago ?? 0) <= stalePollSeconds);
 }
 
-function renderDoctor(report: { temporal: Record<string, unknown>; model: Record<string, unknown> }, binaries: DoctorReport): string {
+function renderDoctor(
+  report: { temporal: Record<string, unknown>; model: Record<string, unknown> },
+  binaries: DoctorReport,
+  mcp: McpProbe,
+): string {
   const lines = [`Arbor cache ${binaries.cacheDir}`];
   for (const [label, binary] of [
     ['Temporal CLI', binaries.cli],
@@ -83,6 +90,7 @@ function renderDoctor(report: { temporal: Record<string, unknown>; model: Record
     `Task queue ${report.temporal.task_queue}: ${describeWorkers(report.temporal.workers as PollingWorker[] | string | null)}`,
     `Model ${report.model.default_model}${report.model.base_url ? ` at ${report.model.base_url}` : ''}, API key ${report.model.api_key}`,
     `Context windows: ${describeContextWindows(report.model.context_tokens as ContextWindows | null)}`,
+    ...describeMcpProbe(mcp),
   );
   return lines.join('\n');
 }

@@ -56,7 +56,8 @@ function scheduleCall(tool: HostToolEntry, args: Record<string, unknown>, argume
       maximumInterval: tool.retry.maximum_interval_ms,
     },
   });
-  const summary = `${tool.name}: ${shortArguments(argumentsText)}`;
+  // The Web UI shows it on the activity: an MCP call names its server and the tool's own name there.
+  const summary = `${tool.mcp ? `MCP ${tool.mcp.server}: ${tool.mcp.tool}` : tool.name}: ${shortArguments(argumentsText)}`;
   return activities[hostToolActivityType(tool.name)]!.executeWithOptions({ summary }, [input]).then(
     (result) => resultText(tool, result),
     (error: unknown) => {
