@@ -1,6 +1,6 @@
 import { QueryNotRegisteredError, type Client } from '@temporalio/client';
 import type { HostToolApproval } from '../shared/host-tools.js';
-import { hostToolCatalogueQuery, sessionToolsQuery, type SessionToolsAnswer } from '../shared/messages.js';
+import { hostToolCatalogueQuery, sessionToolsQuery, snapshotQuery, type SessionToolsAnswer } from '../shared/messages.js';
 import { findTool, toolNames } from '../shared/tools/registry.js';
 
 /** One tool a session may call, as `arbor tools` lists it. */
@@ -13,7 +13,7 @@ export interface SessionToolRow {
   needs_approval: HostToolApproval;
   /** A session in Plan mode does not run it. */
   destructive: boolean;
-  /** ToolSearch: `deferred` or `loaded` once sessions report it; null until then. */
+  /** ToolSearch: a host tool kept out of the model's requests until ToolSearch loads it (`deferred`), or loaded; null: sent as usual. */
   deferral: 'deferred' | 'loaded' | null;
 }
 
@@ -30,6 +30,9 @@ export async function readSessionTools(client: Client, sessionId: string): Promi
     answer = { tool_names: [...toolNames, ...(host_tools?.tools.map((tool) => tool.name) ?? [])], host_tools };
   }
   const catalogue = new Map(answer.host_tools?.tools.map((tool) => [tool.name, tool]));
+  // Present while the session's host tools are deferred behind ToolSearch: all of them are, less those it has loaded.
+  const search = (await handle.query(snapshotQuery)).tools;
+  const loaded = new Set(search?.loaded);
   return answer.tool_names.map((name): SessionToolRow => {
     const builtIn = findTool(name);
     if (builtIn) return { name, source: 'built-in', needs_approval: false, destructive: builtIn.destructive, deferral: null };
@@ -40,7 +43,7 @@ export async function readSessionTools(client: Client, sessionId: string): Promi
       ...(entry?.mcp ? { mcp: entry.mcp } : {}),
       needs_approval: entry?.needs_approval ?? false,
       destructive: entry?.destructive === true,
-      deferral: null,
+      deferral: search ? (loaded.has(name) ? 'loaded' : 'deferred') : null,
     };
   });
 }

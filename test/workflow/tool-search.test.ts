@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { z } from 'zod';
 import { defineHostTool } from '../../src/tools.js';
 import { createTestArbor, ScriptedModel, text, toolCall, type ModelRequest, type TestArbor } from '../../src/testing.js';
+import { readSessionTools, renderSessionTools } from '../../src/cli/session-tools.js';
 import { runHistories } from '../support/run-histories.js';
 import { waitUntil } from '../support/wait.js';
 
@@ -73,6 +74,19 @@ describe('ToolSearch over a catalogue of 300 host tools (the testing kit on the 
     expect(third!.toolResults).toEqual(['crm__find_customer ran']);
     expect(calls).toContain('crm__find_customer(ada@example.com)');
     expect(snapshot.tools).toEqual({ deferred: 300, loaded: ['crm__find_customer'] });
+  });
+
+  it('lists each host tool as deferred or loaded in arbor tools, and the built-in ones as sent', async () => {
+    const instruction = 'load one tool to list';
+    model.forInstruction(instruction, toolCall('ToolSearch', { query: 'select:weather_forecast' }), text('Loaded.'));
+    const session = await arbor.startSession({ instruction });
+    await arbor.waitUntilIdle(session);
+    await arbor.settle(session);
+    const rows = await readSessionTools(arbor.client.temporal, session.id);
+    const deferral = (name: string) => rows.find((row) => row.name === name)?.deferral;
+    expect([deferral('weather_forecast'), deferral('billing__refund'), deferral('todoWrite')]).toEqual(['loaded', 'deferred', null]);
+    expect(rows.filter((row) => row.deferral === 'deferred')).toHaveLength(299);
+    expect(renderSessionTools(rows).split('\n')[0]).toMatch(/SEARCH$/);
   });
 
   it('loads exactly the tools a select: query names, several at once, and caps keyword matches at max_results', async () => {
