@@ -27,6 +27,8 @@ describe('MCP servers as tool sources', () => {
     http = await startEverythingOverHttp();
     arbor = await createTestArbor({
       model,
+      // The tests' dev server: nothing here skips time, and a query never meets the Java test server's lock.
+      server: { address: inject('temporalAddress') },
       workflowBundlePath: inject('workflowBundlePath'),
       mcpServers: {
         // A restart waits long enough for a call to find the server down.
@@ -195,10 +197,19 @@ describe('MCP servers as tool sources', () => {
       await session.send(`Turn ${turn}`);
       await arbor.waitUntilIdle(session);
     }
-    model.forInstruction(instruction, toolCall('late__echo', { message: 'late but here' }), text('Called.'));
+    // With the late server's tools the catalogue passes ToolSearch's 40 tools, so the new run defers them: the model
+    // loads the tool first.
+    model.forInstruction(
+      instruction,
+      toolCall('ToolSearch', { query: 'select:late__echo' }),
+      toolCall('late__echo', { message: 'late but here' }),
+      text('Called.'),
+    );
     await session.send('Call the late server');
     await arbor.waitUntilIdle(session);
-    expect(model.requestsFor(instruction).at(-1)!.toolResults).toEqual(['Echo: late but here']);
+    const [loaded, called] = model.requestsFor(instruction).slice(-2);
+    expect(loaded!.toolResults[0]).toMatchObject({ matches: ['late__echo'] });
+    expect(called!.toolResults).toEqual(['Echo: late but here']);
     const notices = (await session.transcript()).filter((entry) => entry.role === 'notice').map((entry) => entry.content);
     expect(notices.find((notice) => notice.startsWith('The host tools changed'))).toMatch(/added .*late__echo/);
   });
