@@ -2,6 +2,7 @@ import { demoModelName, type SessionEnvironment } from '../shared/model.js';
 import type { CarriedState } from '../shared/session.js';
 import { defaultLoopMaxAgeSeconds, defaultLoopMinIntervalSeconds } from '../shared/tools/loops.js';
 import { toolNames } from '../shared/tools/registry.js';
+import { profileTools, type ProfileName } from '../shared/tools/profiles/index.js';
 import type { LoopLimits } from './loops.js';
 import type { HostToolCatalogue, HostToolEntry } from '../shared/host-tools.js';
 
@@ -97,12 +98,14 @@ export function carriedSettings(settings: DeploymentSettings): CarriedSettings {
 }
 
 /**
- * Every tool the deployment can serve: the built-in ones (in registry order), then the host tools of the session's
- * catalogue (in its order), less those its environment lacks or withholds (an automation run's administrator list).
+ * Every tool the deployment can serve a session of `profile`: the profile's built-in ones (in registry order), then the
+ * host tools of the session's catalogue (in its order), less those its environment lacks or withholds (an automation
+ * run's administrator list).
  */
-export function servedTools(settings: DeploymentSettings): string[] {
+export function servedTools(settings: DeploymentSettings, profile: ProfileName): string[] {
   const hostTools = settings.hostTools?.tools.map((tool) => tool.name) ?? [];
-  return [...toolNames, ...hostTools].filter((name) => !settings.unavailableTools.includes(name));
+  const builtIn = toolNames.filter((name) => profileTools(profile).includes(name));
+  return [...builtIn, ...hostTools].filter((name) => !settings.unavailableTools.includes(name));
 }
 
 /** The catalogue entry of a host tool the session may call, if `name` is one. */

@@ -121,6 +121,7 @@ function modelInput(state: SessionState, settings: TurnSettings, cursor: ModelCu
     round,
     system_prompt: settings.systemPrompt + planModeNote(state, settings.toolNames),
     tool_names: offeredTools(state, settings.toolNames),
+    ...(state.profile !== 'all' ? { profile: state.profile } : {}),
     ...(digest !== undefined ? { host_tools_digest: digest } : {}),
     transcript_start: start,
     transcript_delta: state.transcript.entries.slice(start),

@@ -114,7 +114,7 @@ describe('the README', () => {
     expect(result.stderr, result.stderr).not.toMatch(/\[(WARN|ERROR)\]/);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout.split('\n').slice(0, 3)).toEqual([
-      'Error: deploy is marked destructive (it changes things outside this conversation), and this session is in Plan mode, so the call did not run. Put the step in the plan (planWrite) instead: it runs once the user executes the plan.',
+      'Error: deploy is marked destructive (it changes things outside this conversation), and this session is in Plan mode, so the call did not run. Put the step in the todo list (todoWrite) instead: it runs once the user executes the plan.',
       'execute',
       'deployed shop',
     ]);
