@@ -4,7 +4,8 @@ import { AutomationError, createAutomations, type Automations } from './access/a
 import { ArborClientError } from './errors.js';
 import { approvalPolicies, type ApprovalPolicy } from '../shared/approvals.js';
 import { checkOwner, parseClientInput } from './input.js';
-import { defaultProfile, isProfileName, profileNames, type ProfileName } from '../shared/tools/profiles/names.js';
+import { defaultProfile, isProfileName, profileNames, profileTools, type ProfileName } from '../shared/tools/profiles/index.js';
+import { isToolName } from '../shared/tools/registry.js';
 import {
   automationCreate,
   automationUpdate,
@@ -39,6 +40,14 @@ export class AutomationsHandle {
     }
     if (!isProfileName(profile)) {
       return Promise.reject(new ArborClientError(`Invalid profile "${String(profile)}": one of ${profileNames.join(', ')}.`));
+    }
+    const outsideProfile = (fields.tools ?? []).filter((name) => isToolName(name) && !profileTools(profile).includes(name));
+    if (outsideProfile.length > 0) {
+      return Promise.reject(
+        new ArborClientError(
+          `The ${profile} profile has no tool(s) ${outsideProfile.join(', ')}; its built-in tools: ${profileTools(profile).join(', ')}.`,
+        ),
+      );
     }
     return refusalsAsClientErrors(() =>
       this.automations.create(this.owner, {

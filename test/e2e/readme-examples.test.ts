@@ -108,6 +108,17 @@ describe('the README', () => {
     expect(result.stdout).toContain('Error: Unknown tool "planWrite". Available tools: todoWrite.');
   });
 
+  it('has a Tool profiles example whose soai session writes todo_write and whose default rtc session does not know it', async () => {
+    const script = `${scratch}/tool-profiles.ts`;
+    await writeFile(script, await readmeExample('### Tool profiles'));
+    const result = await runScript(script, { TEMPORAL_ADDRESS: settings.address, ARBOR_TASK_QUEUE: settings.taskQueue }, 120_000);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const [first, second] = result.stdout.split('\n');
+    expect(first).toBe('soai Copy the data');
+    expect(second).toMatch(/^Error: Unknown tool "todo_write"\. Available tools: .*todoWrite.*\. This session has the rtc tool profile\.$/);
+  });
+
   it('has a Plan mode example whose destructive host tool is refused until the plan is executed, and then runs', async () => {
     const script = `${scratch}/plan-mode.ts`;
     await writeFile(script, await readmeExample('### Plan mode'));
