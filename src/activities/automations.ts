@@ -3,9 +3,10 @@ import type { Client } from '@temporalio/client';
 import { AutomationError, createAutomations } from '../client/access/automations.js';
 import type { ToolReply } from '../shared/tool-reply.js';
 import type { AutomationCreateArgs, AutomationUpdateArgs } from '../shared/tools/automations.js';
+import type { ProfileName } from '../shared/tools/profiles/names.js';
 
 export type AutomationOperation =
-  | { op: 'create'; args: AutomationCreateArgs }
+  | { op: 'create'; args: AutomationCreateArgs; profile?: ProfileName }
   | { op: 'update'; args: AutomationUpdateArgs }
   | { op: 'run_enqueue'; automation_id: string }
   | { op: 'run_get'; run_id: string }
@@ -26,7 +27,14 @@ export function createAutomationActivities(client: Client) {
       try {
         switch (operation.op) {
           case 'create':
-            return { ok: true, result: await automations.create(owner, operation.args, call_key) };
+            return {
+              ok: true,
+              result: await automations.create(
+                owner,
+                { ...operation.args, ...(operation.profile ? { profile: operation.profile } : {}) },
+                call_key,
+              ),
+            };
           case 'update':
             return { ok: true, result: await automations.update(owner, operation.args) };
           case 'run_enqueue':

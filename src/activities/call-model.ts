@@ -82,7 +82,7 @@ export function createCallModel(
     try {
       const conversation = toChatMessages(input.system_prompt, transcript);
       const catalogue = await catalogues.resolve(input.session_id, input.run_id, input.host_tools_digest);
-      const tools = toolSpecs(input.tool_names, catalogue);
+      const tools = toolSpecs(input.tool_names, catalogue, input.profile);
       const { completion, fitted } = await complete(input.model, conversation, tools, context.cancellationSignal, input.session_id);
       // The endpoint is outside Arbor's control: its body is checked, and bounded, before it enters the workflow.
       const reply = readModelReply(completion, `call_t${input.turn}_r${input.round}`);

@@ -21,6 +21,7 @@ export const sessionTerms: FlagTerms = {
     tools: '--tools',
     approval: '--approval',
     work_mode: '--work-mode',
+    profile: '--profile',
     instruction: 'the instruction',
   },
 };
@@ -61,6 +62,7 @@ export const automationTerms: FlagTerms = {
     recurrence: '--recurrence',
     tools: '--tools',
     approval: '--approval',
+    profile: '--profile',
     automation_id: 'the automation id',
   },
   phrases: [[/(?<!-)\brecurrence is one of\b/g, '--recurrence is one of']],

@@ -4,6 +4,7 @@ import { ownerSchema } from '../shared/tools/memory.js';
 import { collectList } from './tool-modules.js';
 import { approvalPolicies, type ApprovalPolicy } from '../shared/approvals.js';
 import { workModes, type WorkMode } from '../shared/work-modes.js';
+import { profileNames, type ProfileName } from '../shared/tools/profiles/names.js';
 import { timeZoneProblem } from '../shared/time-zones.js';
 import { embeddedDatabase, liveLock } from './dev-lock.js';
 
@@ -94,6 +95,12 @@ export function workMode(value: string): WorkMode {
   const mode = workModes.find((candidate) => candidate === value);
   if (!mode) throw new InvalidArgumentError(`--work-mode "${value}": the mode is one of ${workModes.join(', ')}.`);
   return mode;
+}
+
+export function toolProfile(value: string): ProfileName {
+  const profile = profileNames.find((candidate) => candidate === value);
+  if (!profile) throw new InvalidArgumentError(`--profile "${value}": the profile is one of ${profileNames.join(', ')}.`);
+  return profile;
 }
 
 /** --timezone: refused before anything connects, by the same rule as the schedule it goes into. */

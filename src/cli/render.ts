@@ -21,6 +21,7 @@ export function renderSnapshot(snapshot: SessionSnapshot, extras: SnapshotExtras
       ? [`mode      Plan: destructive tools do not run until \`arbor execute-plan ${snapshot.session_id}\``]
       : []),
     `model     ${snapshot.model}`,
+    ...(snapshot.profile ? [`profile   ${snapshot.profile}`] : []),
     `root      ${snapshot.root_session_id}${snapshot.parent_session_id ? `\nparent    ${snapshot.parent_session_id}` : ''}`,
     `turns     ${snapshot.turn}${snapshot.turn_started_at ? ` (the latest began ${snapshot.turn_started_at})` : ''}, messages ${snapshot.message_count}${snapshot.queued_messages ? `, ${snapshot.queued_messages} queued` : ''}`,
     `updated   ${snapshot.updated_at}`,

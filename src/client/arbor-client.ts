@@ -3,6 +3,7 @@ import type { Client } from '@temporalio/client';
 import { z } from 'zod';
 import { ArborClientError } from './errors.js';
 import { connectClient, loadConnectionSettings, type ConnectionOverrides, type ConnectionSettings } from './connection.js';
+import { defaultProfile, profileTools } from '../shared/tools/profiles/index.js';
 import { sessionInputSchema, sessionWorkflowType, type SessionOptions } from '../shared/session.js';
 import { defaultTitle } from '../shared/titles.js';
 import { identityAtStart, namespaceHasIdentityAttributes } from './start-with-identity.js';
@@ -47,7 +48,8 @@ export class ArborClient {
   async startSession(options: SessionOptions): Promise<SessionHandle> {
     const parsed = sessionInputSchema().safeParse(options);
     if (!parsed.success) throw new ArborClientError(`Invalid session options: ${z.prettifyError(parsed.error)}`);
-    const input = parsed.data;
+    // The profile is always named, so the session never has to choose one (see the workflow's sessionProfile).
+    const input = { ...parsed.data, profile: parsed.data.profile ?? defaultProfile };
     if (!input.instruction?.trim()) throw new ArborClientError('A session needs an instruction: say what the agent should do.');
     // A name that cannot be a tool is refused here; a host tool's name is checked by the session against its catalogue
     // (which only the worker knows), and one no worker serves is a notice in the session's transcript.
@@ -56,6 +58,13 @@ export class ArborClient {
       throw new ArborClientError(
         `Invalid tool name(s): ${invalidTools.join(', ')}. A tool is a built-in one (${toolNames.join(', ')}) or a host tool, ` +
           'whose name is 1-64 letters, digits, underscores or hyphens.',
+      );
+    }
+    const outsideProfile = (input.tools ?? []).filter((name) => isToolName(name) && !profileTools(input.profile).includes(name));
+    if (outsideProfile.length > 0) {
+      throw new ArborClientError(
+        `The ${input.profile} profile has no tool(s) ${outsideProfile.join(', ')}. Its built-in tools: ` +
+          `${profileTools(input.profile).join(', ')}; choose another profile (rtc, claurst, soai, all) for the others.`,
       );
     }
     const sessionId = randomUUID();

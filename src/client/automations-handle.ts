@@ -4,6 +4,8 @@ import { AutomationError, createAutomations, type Automations } from './access/a
 import { ArborClientError } from './errors.js';
 import { approvalPolicies, type ApprovalPolicy } from '../shared/approvals.js';
 import { checkOwner, parseClientInput } from './input.js';
+import { defaultProfile, isProfileName, profileNames, profileTools, type ProfileName } from '../shared/tools/profiles/index.js';
+import { isToolName } from '../shared/tools/registry.js';
 import {
   automationCreate,
   automationUpdate,
@@ -28,17 +30,30 @@ export class AutomationsHandle {
 
   /**
    * `approval` is the runs' approval policy for host tool calls that need it (default `deny`: nobody is there to
-   * approve); only a client sets it, never a session's `automation_create`.
+   * approve); only a client sets it, never a session's `automation_create`. `profile` is the runs' tool profile (default
+   * `rtc`; a session's `automation_create` gives its own).
    */
-  create(args: z.input<typeof automationCreate.input> & { approval?: ApprovalPolicy }): Promise<Automation> {
-    const { approval, ...fields } = args;
+  create(args: z.input<typeof automationCreate.input> & { approval?: ApprovalPolicy; profile?: ProfileName }): Promise<Automation> {
+    const { approval, profile = defaultProfile, ...fields } = args;
     if (approval !== undefined && !approvalPolicies.includes(approval)) {
       return Promise.reject(new ArborClientError(`Invalid approval policy "${String(approval)}": one of ${approvalPolicies.join(', ')}.`));
+    }
+    if (!isProfileName(profile)) {
+      return Promise.reject(new ArborClientError(`Invalid profile "${String(profile)}": one of ${profileNames.join(', ')}.`));
+    }
+    const outsideProfile = (fields.tools ?? []).filter((name) => isToolName(name) && !profileTools(profile).includes(name));
+    if (outsideProfile.length > 0) {
+      return Promise.reject(
+        new ArborClientError(
+          `The ${profile} profile has no tool(s) ${outsideProfile.join(', ')}; its built-in tools: ${profileTools(profile).join(', ')}.`,
+        ),
+      );
     }
     return refusalsAsClientErrors(() =>
       this.automations.create(this.owner, {
         ...(parseClientInput(automationCreate.input, fields) as AutomationCreateArgs),
         ...(approval ? { approval } : {}),
+        profile,
       }),
     );
   }

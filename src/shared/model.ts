@@ -1,6 +1,7 @@
 import type { ToolSearchLimits } from './tools/tool-search.js';
 import type { ToolCall, TranscriptEntry } from './session.js';
 import type { HostToolCatalogue } from './host-tools.js';
+import type { ProfileName } from './tools/profiles/names.js';
 
 /** The model the demo provider answers to; also the default when no endpoint is configured. */
 export const demoModelName = 'demo';
@@ -17,6 +18,8 @@ export interface CallModelInput {
   round: number;
   system_prompt: string;
   tool_names: string[];
+  /** The session's tool profile, whose notes the tools' descriptions carry; absent: `all`. */
+  profile?: ProfileName;
   /** When tool_names include host tools: the digest of the session's catalogue, whose specs the worker looks up by it. */
   host_tools_digest?: string;
   transcript_start: number;

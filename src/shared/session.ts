@@ -13,6 +13,7 @@ import type { HostToolCatalogue } from './host-tools.js';
 import type { ToolSearchLimits } from './tools/tool-search.js';
 import { approvalPolicySchema } from './approvals.js';
 import { workModeSchema, type WorkMode } from './work-modes.js';
+import { profileSchema, type ProfileName } from './tools/profiles/names.js';
 
 /** Lifecycle of a session. `waiting_for_user` is reserved for askUser. */
 export const sessionStatuses = ['running', 'idle', 'waiting_for_user', 'completed', 'stopped', 'failed'] as const;
@@ -108,7 +109,15 @@ export const sessionInputSchema = lazy(() =>
       .max(1000)
       .optional()
       .describe('Model calls allowed in one turn before the turn is ended (default 25)'),
-    tools: z.array(z.string()).optional().describe('Names of the tools this session may use (built-in and host tools); omitted: all'),
+    tools: z
+      .array(z.string())
+      .optional()
+      .describe("Names of the tools this session may use (built-in ones of its profile, and host tools); omitted: all of its profile's"),
+    profile: profileSchema()
+      .optional()
+      .describe(
+        'Whose tools the model is shown: rtc (default), claurst, soai, or all (every built-in tool, as sessions from before profiles have); sub-agents inherit it',
+      ),
     mode: z.enum(['async', 'sync']).optional().describe('Set by Arbor for a sub-agent: how its parent waits for it'),
     ancestor_session_ids: z
       .array(z.string())
@@ -274,6 +283,8 @@ export interface SessionSnapshot {
   work_mode?: WorkMode;
   /** Present while the session's host tools are deferred: how many, and those ToolSearch has loaded. */
   tools?: { deferred: number; loaded: string[] };
+  /** The session's tool profile. Absent from workers older than profiles, whose sessions all have `all`. */
+  profile?: ProfileName;
 }
 
 /**

@@ -40,10 +40,10 @@ export interface ExecutePlanReceipt {
 }
 
 /** The message `executePlan` queues for the agent. */
-export function executePlanMessage(added?: string): string {
+export function executePlanMessage(added?: string, readBack = 'planGet reads it back'): string {
   return (
     '[Execute plan] The user approved the plan and switched this session to Execute mode: every tool is available now, ' +
-    'destructive ones included. Implement the plan (planGet reads it back), step by step.' +
+    `destructive ones included. Implement the plan (${readBack}), step by step.` +
     (added ? `\nThe user added: ${added}` : '')
   );
 }

@@ -18,7 +18,7 @@ export function isAutomationRun(state: SessionState, input: SessionInput): boole
 export function withholdAdministratorsTools(state: SessionState, environment: SessionEnvironment, input: SessionInput): void {
   const disallowed = environment.automation_disallowed_tools ?? [];
   if (disallowed.length === 0 || !isAutomationRun(state, input)) return;
-  const before = servedTools(state.settings).filter((name) => (input.tools ? input.tools.includes(name) : true));
+  const before = servedTools(state.settings, state.profile).filter((name) => (input.tools ? input.tools.includes(name) : true));
   const unavailable = [...state.settings.unavailableTools, ...disallowed.filter((name) => !state.settings.unavailableTools.includes(name))];
   state.settings = { ...state.settings, unavailableTools: unavailable };
   const withheld = before.filter((name) => disallowed.includes(name));

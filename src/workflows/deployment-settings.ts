@@ -2,6 +2,7 @@ import { demoModelName, type SessionEnvironment } from '../shared/model.js';
 import type { CarriedState } from '../shared/session.js';
 import { defaultLoopMaxAgeSeconds, defaultLoopMinIntervalSeconds } from '../shared/tools/loops.js';
 import { toolNames } from '../shared/tools/registry.js';
+import { profileTools, type ProfileName } from '../shared/tools/profiles/index.js';
 import type { LoopLimits } from './loops.js';
 import type { HostToolCatalogue, HostToolEntry } from '../shared/host-tools.js';
 import { toolSearch, type ToolSearchLimits } from '../shared/tools/tool-search.js';
@@ -119,13 +120,15 @@ export function carriedSettings(settings: DeploymentSettings): CarriedSettings {
 }
 
 /**
- * Every tool the deployment can serve: the built-in ones (in registry order), then the host tools of the session's
- * catalogue (in its order), less those its environment lacks or withholds (an automation run's administrator list).
- * ToolSearch is left out: a session is given it where its own host tools are deferred (see `withToolSearch`).
+ * Every tool the deployment can serve a session of `profile`: the profile's built-in ones (in registry order), then the
+ * host tools of the session's catalogue (in its order), less those its environment lacks or withholds (an automation
+ * run's administrator list). ToolSearch is left out: a session is given it where its own host tools are deferred (see
+ * `withToolSearch`).
  */
-export function servedTools(settings: DeploymentSettings): string[] {
+export function servedTools(settings: DeploymentSettings, profile: ProfileName): string[] {
   const hostTools = settings.hostTools?.tools.map((tool) => tool.name) ?? [];
-  return [...toolNames, ...hostTools].filter((name) => !settings.unavailableTools.includes(name) && isServedBuiltIn(name, settings));
+  const builtIn = toolNames.filter((name) => profileTools(profile).includes(name));
+  return [...builtIn, ...hostTools].filter((name) => !settings.unavailableTools.includes(name) && isServedBuiltIn(name, settings));
 }
 
 function isServedBuiltIn(name: string, settings: DeploymentSettings): boolean {

@@ -1,6 +1,7 @@
 import { ApplicationFailure, uuid4 } from '@temporalio/workflow';
 import { z } from 'zod';
 import { closedStatuses } from '../shared/session.js';
+import type { ProfileName } from '../shared/tools/profiles/names.js';
 import { executePlanMessage, executePlanRequestSchema, type ExecutePlanReceipt, type ExecutePlanRequest } from '../shared/work-modes.js';
 import type { SessionState } from './session-state.js';
 
@@ -49,6 +50,14 @@ export function acceptExecutePlan(state: SessionState, request: unknown): Execut
     turn: state.turn,
   });
   const id = reading.request.id ?? uuid4();
-  state.enqueue({ id, content: executePlanMessage(reading.request.message), source: 'user' });
+  state.enqueue({ id, content: executePlanMessage(reading.request.message, planReadBack[state.profile]), source: 'user' });
   return { work_mode: 'execute', message_id: id };
 }
+
+/** Where the agent of each profile reads its plan back. */
+const planReadBack: Record<ProfileName, string> = {
+  all: 'planGet reads it back',
+  soai: 'plan_get reads it back',
+  rtc: 'your todo list holds its steps',
+  claurst: 'TaskList shows its tasks',
+};

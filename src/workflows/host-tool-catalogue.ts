@@ -1,5 +1,6 @@
 import type { HostToolCatalogue } from '../shared/host-tools.js';
 import { isToolName } from '../shared/tools/registry.js';
+import { profileTools } from '../shared/tools/profiles/index.js';
 import type { SessionState } from './session-state.js';
 
 /**
@@ -9,6 +10,14 @@ import type { SessionState } from './session-state.js';
 export function noticeUnservedTools(state: SessionState, requested: readonly string[] | undefined): void {
   const catalogue = new Set(state.settings.hostTools?.tools.map((tool) => tool.name));
   const unserved = (requested ?? []).filter((name) => !isToolName(name) && !catalogue.has(name));
+  const outsideProfile = (requested ?? []).filter((name) => isToolName(name) && !profileTools(state.profile).includes(name));
+  if (outsideProfile.length > 0) {
+    state.append({
+      role: 'notice',
+      content: `The session's ${state.profile} profile has no tool(s) ${outsideProfile.join(', ')}: the session goes on without them.`,
+      turn: state.turn,
+    });
+  }
   if (unserved.length === 0) return;
   state.append({
     role: 'notice',

@@ -16,6 +16,7 @@ import type { QuestionSet } from '../shared/tools/ask-user.js';
 import type { ResolvedAnswer } from '../shared/answers.js';
 import type { ApprovalPolicy } from '../shared/approvals.js';
 import { defaultWorkMode, type WorkMode } from '../shared/work-modes.js';
+import type { ProfileName } from '../shared/tools/profiles/names.js';
 import { eventTextLimits } from '../shared/events.js';
 import type { TreeQuestionsChange } from '../shared/questions.js';
 import { EventLog, shorten } from './event-log.js';
@@ -50,6 +51,8 @@ export class SessionState {
   approvalPolicy: ApprovalPolicy = 'ask';
   /** Plan or Execute mode (the session option `work_mode`; `executePlan` switches Plan to Execute). */
   workMode: WorkMode = defaultWorkMode;
+  /** Whose tools the model is shown (the session option `profile`, handed to sub-agents); see session-profile.ts. */
+  profile: ProfileName = 'all';
   /** Question sets this session's askUser calls wait on; `answers` is set when the user has answered. */
   questions: (QuestionSet & { answers?: ResolvedAnswer[] })[] = [];
   /** Root sessions: the question sets pending anywhere below, as the asking sessions reported them. */
@@ -311,6 +314,7 @@ export class SessionState {
       last_event_seq: this.events.lastSeq,
       work_mode: this.workMode,
       ...this.deferredTools.snapshot(),
+      profile: this.profile,
     };
   }
 

@@ -36,7 +36,8 @@ import { acceptAnswers, checkAnswerRequest } from './answer-questions.js';
 import { acceptMessage, checkMessage, receiveMessageSignal } from './send-message.js';
 import { acceptExecutePlan, checkExecutePlan } from './execute-plan.js';
 import { defaultWorkMode } from '../shared/work-modes.js';
-import { defaultSystemPrompt } from '../shared/prompts.js';
+import { toolProfiles } from '../shared/tools/profiles/index.js';
+import { sessionProfile } from './session-profile.js';
 import {
   closedStatuses,
   defaultMaxChildren,
@@ -141,6 +142,7 @@ async function runSession(input: SessionInput): Promise<SessionResult> {
   state.approvalPolicy = input.approval ?? (input.ends_when_done ? 'deny' : 'ask');
   // A run that continues a session is handed the mode the run before it was in (see continueAsNewNow).
   state.workMode = input.work_mode ?? defaultWorkMode;
+  state.profile = sessionProfile(input);
 
   setHandler(userMessageSignal, (message) => {
     noteArrival();
@@ -179,15 +181,15 @@ async function runSession(input: SessionInput): Promise<SessionResult> {
   const reportStatus = status.report;
 
   const settings: TurnSettings = {
-    systemPrompt: input.system_prompt ?? defaultSystemPrompt,
+    systemPrompt: input.system_prompt ?? toolProfiles[state.profile].systemPrompt,
     toolNames: [],
     maxToolRounds: input.max_tool_rounds ?? defaultMaxToolRounds,
   };
   setHandler(sessionToolsQuery, () => ({ tool_names: settings.toolNames, host_tools: state.settings.hostTools }));
   // What the session waits for, on its page in the Web UI (no history event).
   showCurrentDetails(state, settings);
-  // The session's tools: those it was given (default all), less those this deployment cannot serve.
-  const chooseTools = () => servedTools(state.settings).filter((name) => (input.tools ? input.tools.includes(name) : true));
+  // The session's tools: those of its profile it was given (default all of them), less those this deployment cannot serve.
+  const chooseTools = () => servedTools(state.settings, state.profile).filter((name) => (input.tools ? input.tools.includes(name) : true));
   const cursor: ModelCursor = { sent: 0 };
   const closesWhenDone = state.identity.parent_session_id !== null || input.ends_when_done === true;
   const subAgents = new SubAgents(state, {
@@ -218,6 +220,8 @@ async function runSession(input: SessionInput): Promise<SessionResult> {
       title: state.identity.title,
       // The mode now (executePlan may have switched it); left out at the default, as sessions without Plan mode had it.
       work_mode: state.workMode === defaultWorkMode ? undefined : state.workMode,
+      // Left out at `all`, which a run that names none has: sessions from before profiles continue as they began.
+      ...(state.profile !== 'all' ? { profile: state.profile } : {}),
       carried: state.carry(),
     };
     if (continuesAsNewAsNewestType()) await makeContinueAsNewFunc<typeof arborSessionV2>({ workflowType: sessionWorkflowTypeV2 })(next);

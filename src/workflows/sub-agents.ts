@@ -31,6 +31,7 @@ import { environmentFor } from './deployment-settings.js';
 import type { SubAgentMode } from '../shared/tools/sub-agents.js';
 import type { ToolReply } from '../shared/tool-reply.js';
 import type { SessionState } from './session-state.js';
+import type { WorkMode } from '../shared/work-modes.js';
 
 export interface SpawnRequest {
   title: string;
@@ -43,6 +44,8 @@ export interface SpawnRequest {
   model: string;
   /** A name for messaging (SendMessage), recorded on the child. */
   name?: string | undefined;
+  /** Plan mode for the child even when its parent is in Execute mode (soai's subagent_spawn `mode`). */
+  work_mode?: WorkMode | undefined;
 }
 
 export interface SubAgentLimits {
@@ -115,7 +118,9 @@ export class SubAgents {
       // Only when not the default, so the sub-agents of sessions without approvals start as they did.
       ...(this.state.approvalPolicy !== 'ask' ? { approval: this.state.approvalPolicy } : {}),
       // A Plan-mode parent starts Plan-mode sub-agents only, so delegating cannot get round the destructive tools.
-      ...(this.state.workMode === 'plan' ? { work_mode: 'plan' as const } : {}),
+      ...(this.state.workMode === 'plan' || request.work_mode === 'plan' ? { work_mode: 'plan' as const } : {}),
+      // Sub-agents have their parent's tool profile; left out at `all`, which a session has when it names none.
+      ...(this.state.profile !== 'all' ? { profile: this.state.profile } : {}),
       ...(request.system_prompt !== undefined ? { system_prompt: request.system_prompt } : {}),
       ...(request.max_turns !== undefined ? { max_tool_rounds: request.max_turns } : {}),
       ...(hasBuiltInChanges() ? { environment: environmentFor(this.state.settings, request.model) } : {}),

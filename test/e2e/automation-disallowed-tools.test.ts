@@ -17,6 +17,7 @@ describe('ARBOR_AUTOMATION_DISALLOWED_TOOLS on a worker process (dev server, Tem
       timezone: 'UTC',
       start_local: '2099-01-01T09:00',
       recurrence: 'daily',
+      profile: 'all',
       tools: ['todoWrite', 'planWrite', 'automation_create'],
     });
     expect(created.tools).toEqual(['todoWrite', 'planWrite', 'automation_create']);

@@ -36,7 +36,7 @@ describe('automations on Temporal Schedules (dev server, worker process, fake mo
     );
     model.script(prompt, { content: 'Report: queue is empty.' });
 
-    const session = await servers.client.startSession({ instruction, owner });
+    const session = await servers.client.startSession({ profile: 'all', instruction, owner });
     await session.waitUntilIdle({ timeoutMs: 60_000 });
     const results = toolResults(fake.requestsFor(instruction).at(-1)!);
     expect(results[0]).toMatch(/^Error: Invalid arguments for automation_create:[\s\S]*cron expressions are not accepted/);
@@ -117,7 +117,7 @@ describe('automations on Temporal Schedules (dev server, worker process, fake mo
       call('automation_create', { title: 'Zoned', prompt: 'Say hi', timezone, start_local: '2099-01-01T09:00', recurrence: 'daily' });
     model.script(instruction, create('UTC+5'), create('+05:00'), create('Mars/Olympus'), create('Asia/Kolkata'), { content: 'Done.' });
 
-    const session = await servers.client.startSession({ instruction, owner });
+    const session = await servers.client.startSession({ profile: 'all', instruction, owner });
     await session.waitUntilIdle({ timeoutMs: 60_000 });
     const results = toolResults(fake.requestsFor(instruction).at(-1)!);
     expect(results.slice(0, 3)).toEqual([`Error: ${refusal('UTC+5')}`, `Error: ${refusal('+05:00')}`, `Error: ${refusal('Mars/Olympus')}`]);

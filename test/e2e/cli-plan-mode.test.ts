@@ -17,7 +17,7 @@ describe('Plan mode from the CLI (dev server, worker process, fake model)', () =
       { content: 'Plan ready.' },
       { content: 'Implemented the plan.' },
     );
-    const started = await runCli(['start', instruction, '--work-mode', 'plan', '--json'], env);
+    const started = await runCli(['start', instruction, '--work-mode', 'plan', '--profile', 'all', '--json'], env);
     expect(started.code, started.stderr).toBe(0);
     const { session_id: id } = JSON.parse(started.stdout) as { session_id: string };
     expect((await servers.client.session(id).waitUntilIdle({ timeoutMs: 60_000 })).work_mode).toBe('plan');

@@ -29,7 +29,7 @@ describe('arbor show, tree and loops on a tree whose members wait', () => {
         call('wait', { seconds: 3600, reason: 'the queue fills slowly' }),
         { content: 'Slept.' },
       );
-      const session = await servers.client.startSession({ instruction: root, title: 'Root' });
+      const session = await servers.client.startSession({ profile: 'all', instruction: root, title: 'Root' });
       const env = servers.cliEnv;
       let tree: { children: { title: string; session_id: string; status: string; state: string }[] } = { children: [] };
       await waitUntil(async () => {
@@ -89,7 +89,7 @@ describe('arbor show, tree and loops on a tree whose members wait', () => {
       );
       servers.model.script(sleeper, call('wait', { seconds: 3600, reason: 'nothing to do' }), { content: 'Slept.' });
       const title = `Terminated ${randomUUID()}`;
-      const session = await servers.client.startSession({ instruction: root, title });
+      const session = await servers.client.startSession({ profile: 'all', instruction: root, title });
       const env = servers.cliEnv;
       let childId = '';
       await waitUntil(async () => {

@@ -243,7 +243,8 @@ describe('arbor dev', () => {
     try {
       const shown = await runCli(['show', sessionId, '--json'], env);
       expect(shown.code, shown.stderr).toBe(0);
-      expect(JSON.parse(shown.stdout)).toMatchObject({ session_id: sessionId, status: 'idle', turn: 2, message_count: 10 });
+      // Two turns of the demo model under rtc, the default profile: user, assistant with todoWrite, its result, answer.
+      expect(JSON.parse(shown.stdout)).toMatchObject({ session_id: sessionId, status: 'idle', turn: 2, message_count: 8, profile: 'rtc' });
     } finally {
       await second.interrupt();
     }

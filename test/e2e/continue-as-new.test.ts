@@ -59,7 +59,7 @@ describe('a session whose history grows past the continue-as-new suggestion', ()
       { content: 'Got the notice.' },
     );
     model.script(child, { content: 'Long task done.', delayMs: 8_000 });
-    const session = await client.startSession({ instruction: root });
+    const session = await client.startSession({ profile: 'all', instruction: root });
     await session.waitUntilIdle({ timeoutMs: 30_000 });
     const childId = (await session.snapshot()).children[0]!.sub_session_id;
     for (const text of ['one', 'two', 'three', 'four']) {
@@ -90,7 +90,7 @@ describe('a session whose history grows past the continue-as-new suggestion', ()
       ...Array.from({ length: 4 }, () => ({ content: 'ok' })),
     );
     model.script(child, call('wait', { seconds: 3_600, reason: 'an hour-long job' }), { content: 'never' });
-    const session = await client.startSession({ instruction: root });
+    const session = await client.startSession({ profile: 'all', instruction: root });
     await session.waitUntilIdle({ timeoutMs: 30_000 });
     const childId = (await session.snapshot()).children[0]!.sub_session_id;
     for (const text of ['one', 'two', 'three', 'four'])
@@ -117,7 +117,7 @@ describe('a session whose history grows past the continue-as-new suggestion', ()
       call('listLoops', {}),
       { content: 'Here is what comes next.' },
     );
-    const session = await client.startSession({ instruction });
+    const session = await client.startSession({ profile: 'all', instruction });
     await session.waitUntilIdle({ timeoutMs: 30_000 });
     // Sent as the userMessage signal: the SDK's send (the sendMessage update) falls back to the signal as well when no
     // worker takes the update within 5 s, as under a loaded machine, and two copies of a 190 KB message in the history
@@ -171,7 +171,7 @@ describe('a session whose history grows past the continue-as-new suggestion', ()
       }
       return { content: `answer ${request.body.messages.filter((message) => message.role === 'user').length}` };
     };
-    const session = await client.startSession({ instruction });
+    const session = await client.startSession({ profile: 'all', instruction });
     // A live reader follows the session's events across its runs.
     const stopReading = new AbortController();
     const seen: number[] = [];

@@ -54,7 +54,9 @@ describe('the README', () => {
     expect(result.stdout).toContain("content: 'Now water it'");
     expect(result.stdout).toContain("title: 'Garden'");
     expect(result.stdout).toMatch(/^Garden 1 status_changed$/m);
-    expect(result.stdout).toMatch(/^Garden \d+ plan_updated$/m);
+    // The demo model plans with todoWrite in the rtc profile, the default (it writes a plan too where planWrite is offered).
+    expect(result.stdout).toMatch(/^Garden \d+ todos_updated$/m);
+    expect(result.stdout).not.toMatch(/^Garden \d+ plan_updated$/m);
     expect(result.stdout.trimEnd().endsWith('[]')).toBe(true);
   });
 
@@ -117,6 +119,17 @@ describe('the README', () => {
     expect(result.stdout).toContain('The sum of 19 and 23 is 42.');
   });
 
+  it('has a Tool profiles example whose soai session writes todo_write and whose default rtc session does not know it', async () => {
+    const script = `${scratch}/tool-profiles.ts`;
+    await writeFile(script, await readmeExample('### Tool profiles'));
+    const result = await runScript(script, { TEMPORAL_ADDRESS: settings.address, ARBOR_TASK_QUEUE: settings.taskQueue }, 120_000);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const [first, second] = result.stdout.split('\n');
+    expect(first).toBe('soai Copy the data');
+    expect(second).toMatch(/^Error: Unknown tool "todo_write"\. Available tools: .*todoWrite.*\. This session has the rtc tool profile\.$/);
+  });
+
   it('has a Plan mode example whose destructive host tool is refused until the plan is executed, and then runs', async () => {
     const script = `${scratch}/plan-mode.ts`;
     await writeFile(script, await readmeExample('### Plan mode'));
@@ -125,7 +138,7 @@ describe('the README', () => {
     expect(result.stderr, result.stderr).not.toMatch(/\[(WARN|ERROR)\]/);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout.split('\n').slice(0, 3)).toEqual([
-      'Error: deploy is marked destructive (it changes things outside this conversation), and this session is in Plan mode, so the call did not run. Put the step in the plan (planWrite) instead: it runs once the user executes the plan.',
+      'Error: deploy is marked destructive (it changes things outside this conversation), and this session is in Plan mode, so the call did not run. Put the step in the todo list (todoWrite) instead: it runs once the user executes the plan.',
       'execute',
       'deployed shop',
     ]);

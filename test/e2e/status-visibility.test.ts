@@ -24,7 +24,7 @@ describe('the ArborStatus search attribute of a session (dev server, worker proc
   it('keeps a turn of one model call at the floor of eleven history events, with no status upsert', async () => {
     const instruction = `just answer ${randomUUID()}`;
     model.script(instruction, { content: 'First answer.' }, { content: 'Second answer.' });
-    const session = await servers.client.startSession({ instruction });
+    const session = await servers.client.startSession({ profile: 'all', instruction });
     await session.waitUntilIdle({ timeoutMs: 60_000 });
     const handle = servers.client.temporal.workflow.getHandle(session.id);
     const before = (await handle.fetchHistory()).events ?? [];
@@ -49,7 +49,7 @@ describe('the ArborStatus search attribute of a session (dev server, worker proc
   ): Promise<{ upserts: string[]; seenRunning: boolean }> {
     const instruction = `${label} ${randomUUID()}`;
     model.script(instruction, ...replies);
-    const session = await servers.client.startSession({ instruction });
+    const session = await servers.client.startSession({ profile: 'all', instruction });
     const handle = servers.client.temporal.workflow.getHandle(session.id);
     let seenRunning = false;
     await waitUntil(async () => {
@@ -99,7 +99,7 @@ describe('the ArborStatus search attribute of a session (dev server, worker proc
       ],
     };
     model.script(instruction, call('askUser', { questions: [question] }), { content: 'Blue it is.' });
-    const session = await servers.client.startSession({ instruction });
+    const session = await servers.client.startSession({ profile: 'all', instruction });
     const handle = servers.client.temporal.workflow.getHandle(session.id);
     await waitUntil(async () => (await session.pendingQuestions()).length > 0, 60_000);
     await waitUntil(async () => (await handle.describe()).typedSearchAttributes.get(statusKey) === 'waiting_for_user', 30_000);
@@ -127,7 +127,7 @@ describe('the ArborStatus search attribute of a session (dev server, worker proc
     );
     model.script(done, { content: 'Finished.' });
     model.script(broken, { status: 400 });
-    const session = await servers.client.startSession({ instruction: root });
+    const session = await servers.client.startSession({ profile: 'all', instruction: root });
     const snapshot = await session.waitUntilIdle({ timeoutMs: 60_000 });
     const child = (title: string) => snapshot.children.find((candidate) => candidate.title === title);
     expect([child('Finisher')?.status, child('Breaker')?.status]).toEqual(['completed', 'failed']);

@@ -33,7 +33,7 @@ describe('stopping a session tree on the dev server (worker process, fake model)
       .script(`middle ${tag}`, call('subAgent', { title: 'Leaf', instruction: `leaf ${tag}` }), { content: 'Leaf started.' })
       .script(`leaf ${tag}`, call('wait', { seconds: 3600, reason: 'leaf' }))
       .script(`side ${tag}`, call('wait', { seconds: 3600, reason: 'side' }));
-    const session = await servers.client.startSession({ instruction: root });
+    const session = await servers.client.startSession({ profile: 'all', instruction: root });
     const temporal = servers.client.temporal;
     const ids = await runningTree(session.id, 4);
     await waitUntil(async () => (await servers.client.session(ids.Leaf!).snapshot()).waiting !== null, 60_000);
@@ -75,7 +75,7 @@ describe('stopping a session tree on the dev server (worker process, fake model)
       )
       .script(`leaf one ${tag}`, call('wait', { seconds: 3600, reason: 'leaf one' }))
       .script(`leaf two ${tag}`, call('wait', { seconds: 3600, reason: 'leaf two' }));
-    const session = await servers.client.startSession({ instruction: root });
+    const session = await servers.client.startSession({ profile: 'all', instruction: root });
     ids = await runningTree(session.id, 4);
     for (const leaf of ['Leaf one', 'Leaf two'])
       await waitUntil(async () => (await servers.client.session(ids[leaf]!).snapshot()).waiting !== null, 60_000);
@@ -107,7 +107,7 @@ describe('stopping a session tree on the dev server (worker process, fake model)
       .script(root, call('subAgent', { title: 'Middle', instruction: `middle ${tag}` }), { content: 'Started.' })
       .script(`middle ${tag}`, call('subAgent', { title: 'Leaf', instruction: `leaf ${tag}` }), { content: 'Leaf started.' })
       .script(`leaf ${tag}`, call('wait', { seconds: 3600, reason: 'leaf' }));
-    const session = await servers.client.startSession({ instruction: root });
+    const session = await servers.client.startSession({ profile: 'all', instruction: root });
     const temporal = servers.client.temporal;
     const ids = await runningTree(session.id, 3);
 

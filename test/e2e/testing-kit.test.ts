@@ -48,7 +48,7 @@ describe('the testing kit', () => {
       toolCalls(['todoWrite', { todos: [{ content: 'One', status: 'pending', activeForm: 'Doing one' }] }], ['listLoops', {}]),
       delayed(50, text('Both done.')),
     );
-    const session = await arbor.startSession({ instruction });
+    const session = await arbor.startSession({ profile: 'all', instruction });
 
     await arbor.waitUntilIdle(session);
 
@@ -64,7 +64,7 @@ describe('the testing kit', () => {
   it('fails the wait with the script that ran out, naming the request that found no step and the requests that used them', async () => {
     const instruction = 'A script one step short';
     model.forInstruction(instruction, toolCall('todoWrite', { todos: [] }));
-    const session = await arbor.startSession({ instruction });
+    const session = await arbor.startSession({ profile: 'all', instruction });
 
     const failure = await arbor.waitUntilIdle(session).catch((error: unknown) => error);
 
@@ -74,7 +74,7 @@ describe('the testing kit', () => {
     );
     // Thrown once: the next wait, of another session, is not failed by it.
     model.forInstruction('After the short script', text('Fine.'));
-    const next = await arbor.startSession({ instruction: 'After the short script' });
+    const next = await arbor.startSession({ profile: 'all', instruction: 'After the short script' });
     expect((await arbor.waitUntilIdle(next)).last_message?.content).toBe('Fine.');
     expect(model.problems).toHaveLength(1);
   });
@@ -82,7 +82,7 @@ describe('the testing kit', () => {
   it('fails a settle, as every helper, with a script that ran out', async () => {
     const instruction = 'A script that runs out while settling';
     model.forInstruction(instruction, toolCall('todoWrite', { todos: [] }));
-    const session = await arbor.startSession({ instruction });
+    const session = await arbor.startSession({ profile: 'all', instruction });
 
     await expect(arbor.settle(session)).rejects.toThrow(/found no step left in the script for instruction "A script that runs out/);
     model.problems.length = 0;
@@ -97,7 +97,7 @@ describe('the testing kit', () => {
   it('fails a wait past its bound with what the session was doing', async () => {
     const instruction = 'Ask and wait';
     model.forInstruction(instruction, toolCall('askUser', { questions: [regionQuestion] }), text('Thanks.'));
-    const session = await arbor.startSession({ instruction });
+    const session = await arbor.startSession({ profile: 'all', instruction });
 
     const failure = await arbor.waitUntilIdle(session, { timeoutMs: 1_500 }).catch((error: unknown) => error);
 
@@ -112,7 +112,7 @@ describe('the testing kit', () => {
   it('fails a wait for a session that ended meanwhile, saying how it ended', async () => {
     const instruction = 'Stopped while waited for';
     model.forInstruction(instruction, toolCall('wait', { seconds: 3_600, reason: 'an hour' }), text('Done.'));
-    const session = await arbor.startSession({ instruction });
+    const session = await arbor.startSession({ profile: 'all', instruction });
     await arbor.settle(session);
     await session.stop();
 
@@ -125,7 +125,7 @@ describe('the testing kit', () => {
   it('ends the turn with the endpoint’s refusal for an HTTP 400, without retrying it', async () => {
     const instruction = 'Refused by the endpoint';
     model.forInstruction(instruction, httpError(400, { message: 'Unsupported parameter' }));
-    const session = await arbor.startSession({ instruction });
+    const session = await arbor.startSession({ profile: 'all', instruction });
 
     const snapshot = await arbor.waitUntilIdle(session);
 
@@ -143,7 +143,7 @@ describe('the testing kit', () => {
       delayed(500, text('Read the report.')),
     );
     model.forInstruction(task, delayed(1_500, text('Reported.')));
-    const session = await arbor.startSession({ instruction });
+    const session = await arbor.startSession({ profile: 'all', instruction });
 
     await arbor.settle(session);
 
@@ -156,7 +156,7 @@ describe('the testing kit', () => {
   it('reads a session’s transcript and events without a query meeting a workflow task in flight', async () => {
     const instruction = 'Transcript and events';
     model.forInstruction(instruction, text('Here.'));
-    const session = await arbor.startSession({ instruction });
+    const session = await arbor.startSession({ profile: 'all', instruction });
     await arbor.waitUntilIdle(session);
 
     const transcript = await arbor.transcript(session);
@@ -179,7 +179,7 @@ describe('the testing kit', () => {
       workflowBundlePath: inject('workflowBundlePath'),
     });
     try {
-      const session = await other.startSession({ instruction: 'Which model answers?' });
+      const session = await other.startSession({ profile: 'all', instruction: 'Which model answers?' });
       expect((await other.waitUntilIdle(session)).last_message?.content).toBe('From the other model.');
       expect(model.requestsFor('Which model answers?')).toEqual([]);
       expect(other.taskQueue).not.toBe(arbor.taskQueue);
@@ -221,7 +221,7 @@ describe('the testing kit with host tools that need approval', () => {
       (request) => text(`Results: ${JSON.stringify(request.toolResults)}`),
       text('unused'),
     );
-    const session = await arbor.startSession({ instruction });
+    const session = await arbor.startSession({ profile: 'all', instruction });
 
     const [asked] = await arbor.waitForUser(session);
     expect(asked?.approval).toMatchObject({ tool_name: 'refund' });
@@ -246,7 +246,7 @@ describe('the testing kit on other servers', () => {
       model: new ScriptedModel([text('On the dev server.')]),
     });
     try {
-      const session = await arbor.startSession({ instruction: 'Where am I?' });
+      const session = await arbor.startSession({ profile: 'all', instruction: 'Where am I?' });
       expect((await arbor.waitUntilIdle(session)).last_message?.content).toBe('On the dev server.');
       // Its visibility has Arbor's search attributes, which the time-skipping server lacks.
       const listed = await arbor.client.listSessions({ title: 'Where am I' });
@@ -260,7 +260,7 @@ describe('the testing kit on other servers', () => {
     const arbor = await createTestArbor({ server: 'dev', model: new ScriptedModel([text('On my own dev server.')]) });
     const address = arbor.env.connection.options.address;
     try {
-      const session = await arbor.startSession({ instruction: 'And now?' });
+      const session = await arbor.startSession({ profile: 'all', instruction: 'And now?' });
       expect((await arbor.waitUntilIdle(session)).last_message?.content).toBe('On my own dev server.');
     } finally {
       await arbor.teardown();

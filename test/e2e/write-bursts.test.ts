@@ -33,7 +33,9 @@ describe('bursts of writes to one store (dev server, worker process, fake model)
         { content: 'Saved them.' },
       ),
     );
-    const sessions = await Promise.all(instructions.map((instruction) => servers.client.startSession({ instruction, owner })));
+    const sessions = await Promise.all(
+      instructions.map((instruction) => servers.client.startSession({ profile: 'all', instruction, owner })),
+    );
     await Promise.all(sessions.map((session) => session.waitUntilIdle({ timeoutMs: 180_000 })));
 
     const memories = servers.client.memories(owner);
@@ -94,7 +96,7 @@ describe('bursts of writes to one store (dev server, worker process, fake model)
         { content: 'Tasks filed.' },
       ),
     );
-    const session = await servers.client.startSession({ instruction: root });
+    const session = await servers.client.startSession({ profile: 'all', instruction: root });
     let snapshot = await session.snapshot();
     for (
       let tries = 0;
@@ -138,7 +140,9 @@ describe('bursts of writes to one store (dev server, worker process, fake model)
         { content: 'Automated.' },
       ),
     );
-    const sessions = await Promise.all(instructions.map((instruction) => servers.client.startSession({ instruction, owner })));
+    const sessions = await Promise.all(
+      instructions.map((instruction) => servers.client.startSession({ profile: 'all', instruction, owner })),
+    );
     await Promise.all(sessions.map((session) => session.waitUntilIdle({ timeoutMs: 180_000 })));
 
     const automations = await servers.client.automations(owner).list();

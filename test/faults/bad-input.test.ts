@@ -34,7 +34,7 @@ describe('bad input at scale (dev server, fake model)', () => {
       { content: 'I will call the tools properly now.' },
       { content: 'Still here.' },
     );
-    const session = await harness.client.startSession({ instruction });
+    const session = await harness.client.startSession({ instruction, profile: 'all' });
     const snapshot = await session.waitUntilIdle({ timeoutMs: 120_000 });
     expect(snapshot).toMatchObject({ status: 'idle', turn: 1, last_error: null });
     expect(snapshot.last_message).toMatchObject({ role: 'assistant', content: 'I will call the tools properly now.' });

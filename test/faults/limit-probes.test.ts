@@ -37,7 +37,7 @@ describe('limit probes (dev server, fake model)', () => {
       arguments: JSON.stringify({ title: `Helper ${index}`, instruction: `helper ${index} of ${root}` }),
     }));
     model.script(root, { toolCalls: spawns }, { content: 'Started what I could.' });
-    const session = await harness.client.startSession({ instruction: root });
+    const session = await harness.client.startSession({ profile: 'all', instruction: root });
     await waitUntil(async () => (await session.snapshot()).children.length > 0, 30_000);
 
     await waitUntil(() => fake.requestsFor(root).length >= 2, 60_000);
@@ -71,7 +71,7 @@ describe('limit probes (dev server, fake model)', () => {
       const tag = `flood-${randomUUID().slice(0, 8)}`;
       // A model that takes a second per answer: messages pile up during each turn and are taken together.
       model.script(instruction, ...Array.from({ length: count }, () => ({ content: 'Noted.', delayMs: 1_000 })));
-      const session = await harness.client.startSession({ instruction });
+      const session = await harness.client.startSession({ profile: 'all', instruction });
       await session.waitUntilIdle({ timeoutMs: 30_000 });
 
       const ids = await Promise.all(Array.from({ length: count }, (_, index) => session.send(`${tag} message ${index}`)));
@@ -134,7 +134,7 @@ describe('limit probes (dev server, fake model)', () => {
       { content: 'Thinking slowly.', delayMs: 3_000 },
       ...Array.from({ length: 10 }, () => ({ content: '读完了。' })),
     );
-    const session = await harness.client.startSession({ instruction });
+    const session = await harness.client.startSession({ profile: 'all', instruction });
     await waitUntil(() => fake.requestsFor(instruction).length === 1);
     // Six messages of 600,000 bytes, sent at once: a million characters of them, counted as characters, would be
     // carried as 3 MB. Sent at once they could also buffer 3.6 MB of signals during one workflow task, which the server
@@ -164,7 +164,7 @@ describe('limit probes (dev server, fake model)', () => {
       { content: 'Thinking slowly.', delayMs: 3_000 },
       ...Array.from({ length: 20 }, () => ({ content: 'Read it.' })),
     );
-    const session = await harness.client.startSession({ instruction });
+    const session = await harness.client.startSession({ profile: 'all', instruction });
     await waitUntil(() => fake.requestsFor(instruction).length === 1);
     const ids = await Promise.all(
       Array.from({ length: 12 }, (_, index) => session.send(`${tag} ${index} `.padEnd(200_000, 'long message '))),
@@ -207,7 +207,7 @@ describe('limit probes (dev server, fake model)', () => {
     it(`refuses a ${megabytes} MB model answer without retrying, with a clear message, and answers the next message`, async () => {
       const instruction = `answer of ${megabytes} MB ${randomUUID()}`;
       model.script(instruction, { content: 'x'.repeat(megabytes * 1024 * 1024) }, { content: 'A shorter answer.' });
-      const session = await harness.client.startSession({ instruction });
+      const session = await harness.client.startSession({ profile: 'all', instruction });
       const snapshot = await session.waitUntilIdle({ timeoutMs: 60_000 });
       expect(snapshot.status).toBe('idle');
       expect(snapshot.last_error).toMatch(
@@ -228,7 +228,7 @@ describe('limit probes (dev server, fake model)', () => {
     const instruction = `enormous names ${randomUUID()}`;
     const toolCalls = Array.from({ length: 25 }, (_, index) => ({ name: `tool${index}`.padEnd(60_000, 'z'), arguments: '{}' }));
     model.script(instruction, { toolCalls }, { content: 'Those tools do not exist.' });
-    const session = await harness.client.startSession({ instruction });
+    const session = await harness.client.startSession({ profile: 'all', instruction });
     const snapshot = await session.waitUntilIdle({ timeoutMs: 60_000 });
     expect(snapshot.last_message).toMatchObject({ role: 'assistant', content: 'Those tools do not exist.' });
     const results = toolResults(fake.requestsFor(instruction)[1]!);
@@ -249,7 +249,7 @@ describe('limit probes (dev server, fake model)', () => {
     // The turn's last model call waits (under the harness's 10-second request timeout), so the transcript is read
     // before the turn ends and the session continues as new.
     model.script(instruction, ...[1, 2, 3, 4, 5].map(longAnswer), { content: 'Done.', delayMs: 8_000 });
-    const session = await harness.client.startSession({ instruction });
+    const session = await harness.client.startSession({ profile: 'all', instruction });
     await waitUntil(async () => (await session.snapshot()).message_count === 11, 60_000);
 
     const transcript = await session.transcript();
@@ -272,7 +272,7 @@ describe('limit probes (dev server, fake model)', () => {
       { toolCalls: Array.from({ length: 45 }, () => ({ name: 'planGet', arguments: '{}' })) },
       { content: 'Read it many times.' },
     );
-    const session = await harness.client.startSession({ instruction });
+    const session = await harness.client.startSession({ profile: 'all', instruction });
     const snapshot = await session.waitUntilIdle({ timeoutMs: 60_000 });
     expect(snapshot.last_message).toMatchObject({ role: 'assistant', content: 'Read it many times.' });
     // The first tool result is planWrite's, from the round before.
@@ -328,7 +328,7 @@ describe('a 10 MB tool result (dev server, webFetch of loopback pages, fake extr
       arguments: JSON.stringify({ url: `${pagesUrl}${path}`, prompt: 'What does the page say?' }),
     }));
     harness.model.script(instruction, { toolCalls: fetches }, { content: 'Read them.' }, { content: 'Still here.' });
-    const session = await harness.client.startSession({ instruction });
+    const session = await harness.client.startSession({ profile: 'all', instruction });
     const snapshot = await session.waitUntilIdle({ timeoutMs: 120_000 });
     expect(snapshot.last_message).toMatchObject({ role: 'assistant', content: 'Read them.' });
 

@@ -103,7 +103,7 @@ describe('a three-level session whose worker is SIGKILLed at random points', () 
         killed.catch(() => {});
       };
     }
-    const session = await servers.client.startSession({ instruction: instructions.root, owner, history_limit: 100 });
+    const session = await servers.client.startSession({ profile: 'all', instruction: instructions.root, owner, history_limit: 100 });
     const firstRunId = (await servers.client.temporal.workflow.getHandle(session.id).describe()).runId;
     await session.waitUntilIdle({ timeoutMs: 150_000 });
     let continuedAfter = 0;

@@ -584,6 +584,22 @@ try {
     { tools: manyTools, skillsDir },
   );
   await rm(skillsDir, { recursive: true, force: true });
+  // A session of the soai tool profile: soai's names for the todo list and the plan, and a subagent_spawn whose child
+  // has the profile too and soai's default set less the fixed removals.
+  model
+    .script(
+      'Work in the soai dialect.',
+      call('todo_write', { todos: [{ content: 'Copy the data', status: 'in_progress' }] }),
+      call('plan_write', { content: '# Migration', title: 'Migration' }),
+      call('subagent_spawn', { task: 'Look around in soai.', display_name: 'Scout' }),
+      { content: 'Spawned.' },
+      { content: 'Noted.' },
+    )
+    .script('Look around in soai.', { content: 'Looked around.' });
+  await record('soai-profile', 'fake-model', { instruction: 'Work in the soai dialect.', profile: 'soai' }, async (session) => {
+    for (let i = 0; i < 100 && (await session.snapshot()).turn < 2; i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    await session.waitUntilIdle();
+  });
   // Inputs the workflow refuses: a session started with a string, a memory store with no owner. Each fails at once.
   for (const [type, input] of [
     [sessionWorkflowType, 'Plan a garden.'],

@@ -312,6 +312,7 @@ describe('snapshot', () => {
       cron_jobs: [],
       last_event_seq: 3,
       work_mode: 'execute',
+      profile: 'all',
     });
   });
 

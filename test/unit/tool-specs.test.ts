@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { toolSpecs } from '../../src/activities/tool-specs.js';
 import { todoWrite } from '../../src/shared/tools/todo.js';
+import { toolProfiles } from '../../src/shared/tools/profiles/index.js';
 
 type Schema = {
   type?: string;
@@ -13,11 +14,18 @@ type Schema = {
 
 describe('toolSpecs', () => {
   it('declares todoWrite as a function tool with its name and description', () => {
-    const specs = toolSpecs(['todoWrite']);
+    const specs = toolSpecs(['todoWrite'], undefined, 'rtc');
     expect(specs).toHaveLength(1);
     expect(specs[0]!.type).toBe('function');
     expect(specs[0]!.function.name).toBe('todoWrite');
     expect(specs[0]!.function.description).toBe(todoWrite.description);
+  });
+
+  it("appends the profile's note on when to use an overlapping tool to its description, in that profile only", () => {
+    const [all] = toolSpecs(['todoWrite'], undefined, 'all');
+    expect(all!.function.description).toBe(`${todoWrite.description} ${toolProfiles.all.descriptionNotes!.todoWrite}`);
+    expect(all!.function.description).toContain('task board (TaskCreate)');
+    expect(toolSpecs(['todoWrite'], undefined, 'rtc')[0]!.function.description).toBe(todoWrite.description);
   });
 
   it('gives todoWrite an object schema with a todos array whose items require content and status', () => {

@@ -41,7 +41,7 @@ describe('goals and loops (the testing kit on the time-skipping server)', () => 
       () => toolCall('completeGoal', { goal_id: goalIdOf(model.requestsFor(instruction)[1]!) }),
       text('All pass.'),
     );
-    const session = await arbor.startSession({ instruction });
+    const session = await arbor.startSession({ profile: 'all', instruction });
 
     const snapshot = await arbor.waitUntilIdle(session);
 
@@ -66,7 +66,7 @@ describe('goals and loops (the testing kit on the time-skipping server)', () => 
       text('three'),
       text('never'),
     );
-    const session = await arbor.startSession({ instruction });
+    const session = await arbor.startSession({ profile: 'all', instruction });
 
     const snapshot = await arbor.waitUntilIdle(session);
 
@@ -84,7 +84,7 @@ describe('goals and loops (the testing kit on the time-skipping server)', () => 
       () => toolCall('cancelGoal', { goal_id: goalIdOf(model.requestsFor(instruction)[1]!) }),
       text('Cancelled.'),
     );
-    const session = await arbor.startSession({ instruction });
+    const session = await arbor.startSession({ profile: 'all', instruction });
     await waitUntil(() => model.requestsFor(instruction).length >= 2, 30_000);
     await session.send('Stop and tell me the status');
 
@@ -106,7 +106,7 @@ describe('goals and loops (the testing kit on the time-skipping server)', () => 
       text('Loop created.'),
       ...Array.from({ length: 167 }, () => text('Queue checked.')),
     );
-    const session = await arbor.startSession({ instruction });
+    const session = await arbor.startSession({ profile: 'all', instruction });
     await arbor.waitUntilIdle(session);
 
     await arbor.fastForward(session, '8 days', { timeoutMs: 60_000 });
@@ -137,7 +137,7 @@ describe('goals and loops (the testing kit on the time-skipping server)', () => 
       () => toolCall('completeLoop', { reason: 'Enough ticks' }),
       text('Completed.'),
     );
-    const session = await arbor.startSession({ instruction });
+    const session = await arbor.startSession({ profile: 'all', instruction });
     await arbor.waitUntilIdle(session);
     // Two firings: tick 1, then the turn that pauses the loop.
     await arbor.fastForward(session, '2 minutes');
@@ -161,7 +161,7 @@ describe('goals and loops (the testing kit on the time-skipping server)', () => 
       text('Long turn over.'),
       (request) => text(`Handled: ${request.messages.filter((message) => message.role === 'user').length - 1} firing(s)`),
     );
-    const session = await arbor.startSession({ instruction });
+    const session = await arbor.startSession({ profile: 'all', instruction });
     // The first answer starts the loop and a 25-second wait in one round.
     await arbor.settle(session);
     expect((await arbor.snapshot(session)).waiting).not.toBeNull();
@@ -188,7 +188,7 @@ describe('goals and loops (the testing kit on the time-skipping server)', () => 
       text('Scheduled.'),
       ...Array.from({ length: 7 }, () => text('Reported.')),
     );
-    const session = await arbor.startSession({ instruction });
+    const session = await arbor.startSession({ profile: 'all', instruction });
     expect((await arbor.waitUntilIdle(session)).cron_jobs).toHaveLength(2);
     const [recurring] = model.requestsFor(instruction)[1]!.toolResults as { id: string }[];
     expect(recurring).toMatchObject({ human_schedule: 'At 5 and 35 minutes past the hour (UTC)', recurring: true, durable: true });
@@ -214,7 +214,7 @@ describe('goals and loops (the testing kit on the time-skipping server)', () => 
       toolCalls(['createLoop', { prompt: 'Spin', interval_seconds: 5 }], ['completeLoop', { reason: 'no loop' }]),
       text('Refused.'),
     );
-    const session = await arbor.startSession({ instruction });
+    const session = await arbor.startSession({ profile: 'all', instruction });
 
     await arbor.waitUntilIdle(session);
 

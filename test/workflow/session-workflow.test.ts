@@ -17,7 +17,7 @@ describe('the session workflow (the testing kit on the time-skipping server)', (
   });
 
   it('answers two turns with the demo model, writing todos and a plan, and stays open and idle', async () => {
-    const session = await arbor.startSession({ instruction: 'Plan a garden.' });
+    const session = await arbor.startSession({ profile: 'all', instruction: 'Plan a garden.' });
     const first = await arbor.waitUntilIdle(session);
     expect(first).toMatchObject({ status: 'idle', turn: 1, model: 'demo', title: 'Plan a garden.' });
     expect(first.todos.map((todo) => todo.status)).toEqual(['completed', 'in_progress', 'pending']);
@@ -51,7 +51,7 @@ describe('the session workflow (the testing kit on the time-skipping server)', (
   });
 
   it('shows a small tree with the demo model when asked to delegate', async () => {
-    const session = await arbor.startSession({ instruction: 'Please delegate the garden plan.' });
+    const session = await arbor.startSession({ profile: 'all', instruction: 'Please delegate the garden plan.' });
     const snapshot = await arbor.waitUntilIdle(session);
     expect(snapshot.children).toEqual([expect.objectContaining({ title: 'Demo helper', mode: 'sync', status: 'completed' })]);
     const tool = (await arbor.transcript(session)).find((entry) => entry.role === 'tool');
@@ -64,7 +64,7 @@ describe('the session workflow (the testing kit on the time-skipping server)', (
   it('does not grow the tree or ask anything when a sub-agent notice quotes "delegate" and "ask"', async () => {
     // The sub-agent has no tools, so it answers with a reply that quotes its instruction, words and all.
     const child = { title: 'Quoter', instruction: 'Please delegate this and ask me first.', mode: 'async', tools: [] };
-    const session = await arbor.startSession({ instruction: `/tool subAgent ${JSON.stringify(child)}` });
+    const session = await arbor.startSession({ profile: 'all', instruction: `/tool subAgent ${JSON.stringify(child)}` });
     await arbor.settle(session);
     const snapshot = await arbor.waitUntilIdle(session);
     expect(snapshot.turn).toBeGreaterThanOrEqual(2);
@@ -76,7 +76,7 @@ describe('the session workflow (the testing kit on the time-skipping server)', (
   });
 
   it('delivers a message sent twice with the same id only once', async () => {
-    const session = await arbor.startSession({ instruction: 'Hello.' });
+    const session = await arbor.startSession({ profile: 'all', instruction: 'Hello.' });
     await arbor.waitUntilIdle(session);
     await session.send('Once only.', { id: 'message-1' });
     await session.send('Once only.', { id: 'message-1' });
@@ -88,6 +88,7 @@ describe('the session workflow (the testing kit on the time-skipping server)', (
 
   it('returns malformed and unknown tool calls to the model as tool errors without failing', async () => {
     const session = await arbor.startSession({
+      profile: 'all',
       instruction: [
         '/tool todoWrite {"todos": [',
         '/tool launchRockets {}',
@@ -105,7 +106,7 @@ describe('the session workflow (the testing kit on the time-skipping server)', (
   });
 
   it('offers only the tools a session was given', async () => {
-    const session = await arbor.startSession({ instruction: '/tool todoWrite {"todos":[]}', tools: [] });
+    const session = await arbor.startSession({ profile: 'all', instruction: '/tool todoWrite {"todos":[]}', tools: [] });
     await arbor.waitUntilIdle(session);
     const tool = (await arbor.transcript(session)).find((entry) => entry.role === 'tool');
     expect(tool).toMatchObject({ is_error: true, content: expect.stringContaining('Available tools: none') });
@@ -115,7 +116,7 @@ describe('the session workflow (the testing kit on the time-skipping server)', (
     const instruction = 'Loop forever.';
     // Exactly the three calls the limit allows: a fourth request would find no step, and the wait would throw.
     model.forInstruction(instruction, ...Array.from({ length: 3 }, () => toolCall('todoWrite', { todos: [] })));
-    const session = await arbor.startSession({ instruction, max_tool_rounds: 3, model: 'looping-model' });
+    const session = await arbor.startSession({ profile: 'all', instruction, max_tool_rounds: 3, model: 'looping-model' });
     const snapshot = await arbor.waitUntilIdle(session);
     expect(snapshot.status).toBe('idle');
     expect(snapshot.last_message).toMatchObject({ role: 'notice', content: expect.stringContaining('after 3 model calls') });
@@ -124,7 +125,12 @@ describe('the session workflow (the testing kit on the time-skipping server)', (
 
   it('completes a sub-agent session when its turn is done and returns its final message', async () => {
     const parent = randomUUID();
-    const session = await arbor.startSession({ instruction: 'Sub task.', parent_session_id: parent, root_session_id: parent });
+    const session = await arbor.startSession({
+      profile: 'all',
+      instruction: 'Sub task.',
+      parent_session_id: parent,
+      root_session_id: parent,
+    });
     const result = await arbor.waitUntilFinished(session);
     expect(result).toMatchObject({ session_id: session.id, status: 'completed' });
     expect(result.final_message).toContain('demo model');
@@ -132,7 +138,7 @@ describe('the session workflow (the testing kit on the time-skipping server)', (
   });
 
   it('ends as Canceled with status stopped when the session is stopped', async () => {
-    const session = await arbor.startSession({ instruction: 'Wait for me.' });
+    const session = await arbor.startSession({ profile: 'all', instruction: 'Wait for me.' });
     await arbor.waitUntilIdle(session);
     await session.stop();
     const result = await arbor.waitUntilFinished(session);

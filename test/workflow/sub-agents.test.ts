@@ -40,7 +40,7 @@ describe('sub-agents (the testing kit on the time-skipping server)', () => {
     const child = unique('child sync');
     model.forInstruction(root, toolCall('subAgent', { title: 'Research', instruction: child, mode: 'sync' }), text('Root done.'));
     model.forInstruction(child, text('Child found the answer.'));
-    const session = await arbor.startSession({ instruction: root });
+    const session = await arbor.startSession({ profile: 'all', instruction: root });
 
     const snapshot = await arbor.waitUntilIdle(session);
 
@@ -72,7 +72,7 @@ describe('sub-agents (the testing kit on the time-skipping server)', () => {
       text('Read the notice.'),
     );
     model.forInstruction(child, delayed(1_500, text('Background result.')));
-    const session = await arbor.startSession({ instruction: root });
+    const session = await arbor.startSession({ profile: 'all', instruction: root });
     await arbor.waitUntilIdle(session);
     const spawned = model.requestsFor(root)[1]!.toolResults[0];
     expect(spawned).toMatchObject({ status: 'running', sub_session_id: expect.any(String) });
@@ -114,7 +114,7 @@ describe('sub-agents (the testing kit on the time-skipping server)', () => {
       text('Worker is done.'),
     );
     model.forInstruction(child, delayed(1_000, text('First pass done.')), text('Edge cases covered too.'));
-    const session = await arbor.startSession({ instruction: root });
+    const session = await arbor.startSession({ profile: 'all', instruction: root });
     await arbor.waitUntilIdle(session);
     const sent = model.requestsFor(root)[2]!.toolResults[0];
     const running = model.requestsFor(root)[3]!.toolResults[0];
@@ -156,7 +156,7 @@ describe('sub-agents (the testing kit on the time-skipping server)', () => {
       text('Middle saw the leaf result.'),
     );
     model.forInstruction(leaf, delayed(500, text('Leaf result.')));
-    const session = await arbor.startSession({ instruction: root });
+    const session = await arbor.startSession({ profile: 'all', instruction: root });
 
     const snapshot = await arbor.waitUntilIdle(session);
 
@@ -180,7 +180,7 @@ describe('sub-agents (the testing kit on the time-skipping server)', () => {
     const child = unique('child sync stopped');
     model.forInstruction(root, toolCall('subAgent', { title: 'Slow', instruction: child, mode: 'sync' }), text('The helper was stopped.'));
     model.forInstruction(child, delayed(60_000, text('never')));
-    const session = await arbor.startSession({ instruction: root });
+    const session = await arbor.startSession({ profile: 'all', instruction: root });
     await waitUntil(async () => (await arbor.snapshot(session)).children.length === 1);
     const childId = (await arbor.snapshot(session)).children[0]!.sub_session_id;
 
@@ -203,7 +203,7 @@ describe('sub-agents (the testing kit on the time-skipping server)', () => {
       text('Loop set.'),
       ...Array.from({ length: 25 }, (_, index) => text(`tick ${index}`)),
     );
-    const session = await arbor.startSession({ instruction: root, history_limit: 100 });
+    const session = await arbor.startSession({ profile: 'all', instruction: root, history_limit: 100 });
     await waitUntil(() => model.requestsFor(child).length >= 2, 30_000);
 
     // 25 firings, ten seconds apart, on the server's skipped clock.
@@ -230,7 +230,7 @@ describe('sub-agents (the testing kit on the time-skipping server)', () => {
     const child = unique('child of terminated');
     model.forInstruction(root, toolCall('subAgent', { title: 'Orphan', instruction: child }), text('Started.'));
     model.forInstruction(child, toolCall('wait', { seconds: 3_600, reason: 'a long job' }), text('never'));
-    const session = await arbor.startSession({ instruction: root });
+    const session = await arbor.startSession({ profile: 'all', instruction: root });
     await arbor.waitUntilIdle(session);
     const childId = (await arbor.snapshot(session)).children[0]!.sub_session_id;
     await arbor.settle(childId);
@@ -260,7 +260,7 @@ describe('sub-agents (the testing kit on the time-skipping server)', () => {
     );
     model.forInstruction(middle, toolCall('subAgent', { title: 'Leaf', instruction: leaf }), text('Middle waits for its leaf.'));
     model.forInstruction(leaf, delayed(60_000, text('Leaf would answer much later.')));
-    const session = await arbor.startSession({ instruction: root });
+    const session = await arbor.startSession({ profile: 'all', instruction: root });
 
     const snapshot = await arbor.waitUntilIdle(session, { timeoutMs: 45_000 });
 
@@ -291,7 +291,7 @@ describe('sub-agents (the testing kit on the time-skipping server)', () => {
       toolCall('sendMessageToSubAgent', { sub_session_id: stranger, message: 'hello' }),
       text('Refused as expected.'),
     );
-    const session = await arbor.startSession({ instruction: root });
+    const session = await arbor.startSession({ profile: 'all', instruction: root });
 
     await arbor.waitUntilIdle(session);
 
@@ -335,7 +335,7 @@ describe('sub-agents (the testing kit on the time-skipping server)', () => {
     );
     model.forInstruction(reader, ...Array.from({ length: 30 }, () => readerStep));
     model.forInstruction(other, delayed(3_000, text('Other is done.')));
-    const session = await arbor.startSession({ instruction: root });
+    const session = await arbor.startSession({ profile: 'all', instruction: root });
     rootId = session.id;
 
     await arbor.settle(session, { timeoutMs: 60_000 });
@@ -365,7 +365,7 @@ describe('sub-agents (the testing kit on the time-skipping server)', () => {
       text('Noted the notice.'),
     );
     model.forInstruction(first, delayed(1_000, text('First done.')));
-    const session = await arbor.startSession({ instruction: root, max_children: 1 });
+    const session = await arbor.startSession({ profile: 'all', instruction: root, max_children: 1 });
 
     await arbor.waitUntilIdle(session);
 
@@ -390,7 +390,7 @@ describe('sub-agents (the testing kit on the time-skipping server)', () => {
     model.forInstruction(plain, text('Plain done.'));
     model.forInstruction(named, text('Scheduler done.'));
     const names = (label: string) => model.requestsFor(label)[0]!.tools;
-    const session = await arbor.startSession({ instruction: root });
+    const session = await arbor.startSession({ profile: 'all', instruction: root });
 
     await arbor.waitUntilIdle(session);
 
@@ -404,7 +404,7 @@ describe('sub-agents (the testing kit on the time-skipping server)', () => {
     const child = unique('child depth');
     model.forInstruction(root, toolCall('subAgent', { title: 'Only level', instruction: child, mode: 'sync' }), text('Root done.'));
     model.forInstruction(child, toolCall('subAgent', { title: 'Too deep', instruction: 'never runs' }), text('Could not go deeper.'));
-    const session = await arbor.startSession({ instruction: root, max_depth: 1 });
+    const session = await arbor.startSession({ profile: 'all', instruction: root, max_depth: 1 });
 
     await arbor.waitUntilIdle(session);
 

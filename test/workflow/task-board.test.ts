@@ -43,7 +43,7 @@ describe('the task board of a session tree (the testing kit on the time-skipping
         text('Worker done.'),
       );
     }
-    const session = await arbor.startSession({ instruction: root });
+    const session = await arbor.startSession({ profile: 'all', instruction: root });
     await arbor.settle(session);
     const snapshot = await arbor.waitUntilIdle(session);
     expect(snapshot.children.map((child) => child.status)).toEqual(['completed', 'completed', 'completed']);

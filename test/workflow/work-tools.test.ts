@@ -29,7 +29,7 @@ describe('plan, wait and stopConversation (the testing kit on the time-skipping 
       `/tool planWrite ${JSON.stringify({ content: overLimit })}`,
       '/tool planGet {}',
     ];
-    const session = await arbor.startSession({ instruction: lines.join('\n') });
+    const session = await arbor.startSession({ profile: 'all', instruction: lines.join('\n') });
     const snapshot = await arbor.waitUntilIdle(session);
     const [saved, refused, read] = await toolEntries(session);
     expect(saved!.content).toBe('Plan saved: revision 1, 50000 characters.');
@@ -46,7 +46,7 @@ describe('plan, wait and stopConversation (the testing kit on the time-skipping 
   });
 
   it('waits six days on a durable timer, showing until when while it waits', async () => {
-    const session = await arbor.startSession({ instruction: '/tool wait {"seconds": 518400, "reason": "weekly report"}' });
+    const session = await arbor.startSession({ profile: 'all', instruction: '/tool wait {"seconds": 518400, "reason": "weekly report"}' });
     await arbor.settle(session);
     const waiting = await arbor.snapshot(session);
     expect(waiting.status).toBe('running');
@@ -61,14 +61,17 @@ describe('plan, wait and stopConversation (the testing kit on the time-skipping 
 
   it('waits until a wall-clock time in a valid time zone', async () => {
     const until = new Date((await arbor.env.currentTimeMs()) + 3 * 86_400_000).toISOString().slice(0, 10) + 'T09:00:00';
-    const session = await arbor.startSession({ instruction: `/tool wait {"until": "${until}", "timezone": "Asia/Kolkata"}` });
+    const session = await arbor.startSession({
+      profile: 'all',
+      instruction: `/tool wait {"until": "${until}", "timezone": "Asia/Kolkata"}`,
+    });
     await arbor.settle(session);
     const waiting = await arbor.snapshot(session);
     expect(waiting.waiting?.until).toBe(new Date(`${until}+05:30`).toISOString());
   });
 
   it('ends a wait early when a message arrives, then answers the message', async () => {
-    const session = await arbor.startSession({ instruction: '/tool wait {"seconds": 86400}' });
+    const session = await arbor.startSession({ profile: 'all', instruction: '/tool wait {"seconds": 86400}' });
     await arbor.settle(session);
     expect((await arbor.snapshot(session)).waiting).not.toBeNull();
     const messageId = await session.send('Wake up.');
@@ -93,14 +96,14 @@ describe('plan, wait and stopConversation (the testing kit on the time-skipping 
     ['{"until": "2099-01-01T09:00:00", "timezone": "europe/paris"}', /^Error: "europe\/paris" is not a time zone: use an IANA name/],
     ['{"until": "2099-01-01T09:00:00Z", "timezone": "UTC+5"}', /^Error: "UTC\+5" is not a time zone: use an IANA name/],
   ])('refuses wait %s with a tool error', async (args, message) => {
-    const session = await arbor.startSession({ instruction: `/tool wait ${args}` });
+    const session = await arbor.startSession({ profile: 'all', instruction: `/tool wait ${args}` });
     await arbor.waitUntilIdle(session);
     const [result] = await toolEntries(session);
     expect(result).toMatchObject({ is_error: true, content: expect.stringMatching(message) });
   });
 
   it('ends the turn on stopConversation without another model call, and stays open', async () => {
-    const session = await arbor.startSession({ instruction: '/tool stopConversation {}' });
+    const session = await arbor.startSession({ profile: 'all', instruction: '/tool stopConversation {}' });
     const snapshot = await arbor.waitUntilIdle(session);
     expect((await arbor.transcript(session)).map((entry) => entry.role)).toEqual(['user', 'assistant', 'tool']);
     expect(snapshot.status).toBe('idle');
@@ -113,7 +116,7 @@ describe('plan, wait and stopConversation (the testing kit on the time-skipping 
       '/tool notifyUser {"type": "success", "title": "Build done", "message": "All green.", "source": "ci", "link": "https://example.org/ci/42"}',
       '/tool notifyUser {"type": "urgent", "title": "x", "message": "y"}',
     ];
-    const session = await arbor.startSession({ instruction: lines.join('\n') });
+    const session = await arbor.startSession({ profile: 'all', instruction: lines.join('\n') });
     await arbor.waitUntilIdle(session);
     const transcript = await arbor.transcript(session);
     const notices = transcript.filter((entry) => entry.role === 'notice');
@@ -141,7 +144,7 @@ describe('plan, wait and stopConversation (the testing kit on the time-skipping 
     ];
     const notify = (link: string) => `/tool notifyUser ${JSON.stringify({ type: 'info', title: 'Link', message: 'Open it', link })}`;
     const lines = [notify('http://example.org/a'), ...refusedLinks.map(notify), notify('https://example.org/b')];
-    const session = await arbor.startSession({ instruction: lines.join('\n') });
+    const session = await arbor.startSession({ profile: 'all', instruction: lines.join('\n') });
     await arbor.waitUntilIdle(session);
     const results = await toolEntries(session);
     expect(results.map((entry) => entry.is_error ?? false)).toEqual([false, ...refusedLinks.map(() => true), false]);

@@ -10,10 +10,12 @@ import {
   nonEmptyText,
   ownerId,
   timeZone,
+  toolProfile,
   withConnectionFlags,
   type ConnectionFlags,
 } from '../options.js';
 import type { ApprovalPolicy } from '../../shared/approvals.js';
+import type { ProfileName } from '../../shared/tools/profiles/names.js';
 import { withClient } from '../with-client.js';
 
 interface AutomationFlags extends ConnectionFlags {
@@ -57,6 +59,7 @@ const create = withAutomationFlags(new Command('create').description('create an 
   .option('--recurrence <kind>', 'none, hourly, daily, weekly, monthly or yearly', 'none')
   .option('--tools <names>', 'comma-separated built-in tools the runs may use (default none)')
   .option('--approval <policy>', 'host tool calls that need approval: deny (default: nobody watches a run), allow or ask', approvalPolicy)
+  .option('--profile <name>', "the runs' tool profile: rtc (default), claurst, soai or all", toolProfile)
   .action(
     async (
       flags: AutomationFlags & {
@@ -67,6 +70,7 @@ const create = withAutomationFlags(new Command('create').description('create an 
         recurrence: string;
         tools?: string;
         approval?: ApprovalPolicy;
+        profile?: ProfileName;
       },
     ) => {
       const output = createOutput(Boolean(flags.json));
@@ -80,6 +84,7 @@ const create = withAutomationFlags(new Command('create').description('create an 
             timezone: flags.timezone,
             recurrence: flags.recurrence,
             ...(flags.approval ? { approval: flags.approval } : {}),
+            ...(flags.profile ? { profile: flags.profile } : {}),
             ...(flags.tools
               ? {
                   tools: flags.tools

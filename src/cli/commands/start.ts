@@ -7,6 +7,7 @@ import { UsageError } from '../usage-error.js';
 import {
   approvalPolicy,
   workMode,
+  toolProfile,
   connectionSettingsFrom,
   nonEmptyText,
   ownerId,
@@ -16,6 +17,7 @@ import {
 } from '../options.js';
 import type { ApprovalPolicy } from '../../shared/approvals.js';
 import type { WorkMode } from '../../shared/work-modes.js';
+import type { ProfileName } from '../../shared/tools/profiles/names.js';
 
 export interface SessionFlags extends ConnectionFlags {
   title?: string;
@@ -24,6 +26,7 @@ export interface SessionFlags extends ConnectionFlags {
   owner?: string;
   approval?: ApprovalPolicy;
   workMode?: WorkMode;
+  profile?: ProfileName;
   json?: boolean;
   /** Tool names for the session, and (run, chat) modules of tool definitions for the in-process worker. */
   tools?: string[];
@@ -37,6 +40,7 @@ export function withSessionFlags(command: Command): Command {
     .option('--owner <id>', 'whose memories the session uses (default "default")', ownerId)
     .option('--approval <policy>', 'host tool calls that need approval: ask (default), allow or deny', approvalPolicy)
     .option('--work-mode <mode>', 'plan: destructive tools do not run until arbor execute-plan; execute (default)', workMode)
+    .option('--profile <name>', 'whose tools the model is shown: rtc (default), claurst, soai, or all (every built-in tool)', toolProfile)
     .option(
       '--tools <list>',
       'tools the session may use (built-in and host tools, comma-separated; default all); run and chat also take modules of tool definitions (a path) for their in-process worker',
@@ -54,6 +58,7 @@ export function sessionOptionsFrom(instruction: string, flags: SessionFlags) {
     ...(flags.owner ? { owner: flags.owner } : {}),
     ...(flags.approval ? { approval: flags.approval } : {}),
     ...(flags.workMode ? { work_mode: flags.workMode } : {}),
+    ...(flags.profile ? { profile: flags.profile } : {}),
     ...(sessionToolNames(flags).length > 0 ? { tools: sessionToolNames(flags) } : {}),
   };
 }

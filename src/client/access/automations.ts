@@ -20,6 +20,7 @@ import {
 } from '../../shared/tools/automations.js';
 import type { SessionWorkflow } from '../../shared/workflow-types.js';
 import type { ApprovalPolicy } from '../../shared/approvals.js';
+import type { ProfileName } from '../../shared/tools/profiles/names.js';
 import { scheduleSpecFor } from './schedule-spec.js';
 import { boundedQuery } from './query-failures.js';
 
@@ -34,6 +35,8 @@ interface AutomationMemo {
   tools: string[];
   /** The runs' approval policy; absent: `deny`. */
   approval?: ApprovalPolicy;
+  /** The runs' tool profile; absent (automations from before profiles): `all`. */
+  profile?: ProfileName;
 }
 
 const memoKey = 'arbor_automation';
@@ -60,6 +63,8 @@ export function createAutomations(client: Client, taskQueue: string) {
     ends_when_done: true,
     // Nobody watches a scheduled run, so a call that needs approval is denied unless the automation says otherwise.
     approval: memo.approval ?? 'deny',
+    // Automations from before profiles name none, and their runs have `all`, as they had.
+    ...(memo.profile ? { profile: memo.profile } : {}),
   });
 
   const action = (automationId: string, memo: AutomationMemo): ScheduleOptionsStartWorkflowAction<SessionWorkflow> => ({
@@ -160,7 +165,11 @@ export function createAutomations(client: Client, taskQueue: string) {
      * Creates an automation. With a `key` (fixed per tool call) the automation's id is derived from it, so a create
      * retried after its reply was lost finds the automation its first attempt made instead of making a second.
      */
-    async create(owner: string, args: AutomationCreateArgs & { approval?: ApprovalPolicy }, key?: string): Promise<Automation> {
+    async create(
+      owner: string,
+      args: AutomationCreateArgs & { approval?: ApprovalPolicy; profile?: ProfileName },
+      key?: string,
+    ): Promise<Automation> {
       const automationId = `${automationIdPrefix}${key === undefined ? randomUUID() : uuidFromKey(key)}`;
       const memo: AutomationMemo = { owner, ...args, tools: args.tools ?? [] };
       const { spec, once } = timing(memo);

@@ -32,3 +32,10 @@ export const stopConversation = defineTool({
   description: 'End the current turn cleanly, without another model call. The conversation stays open for the next message.',
   input: () => z.object({}),
 });
+
+/** The soai profile's stopConversation. */
+export const stopConversationSoai = defineTool({
+  name: 'stop_conversation',
+  description: 'End the current model turn cleanly, without closing the conversation: it stays open for the next message.',
+  input: () => z.object({}),
+});

@@ -1,9 +1,10 @@
 import { getSubAgentMessage, listSubAgent, sendMessageToSubAgent, stopSubAgent, subAgent } from './sub-agents.js';
-import { todoWrite } from './todo.js';
+import { todoWrite, todoWriteSoai } from './todo.js';
 import { webFetch, webSearch } from './web.js';
-import { planGet, planWrite } from './plan.js';
-import { stopConversation, wait } from './pause.js';
-import { notifyUser } from './notify.js';
+import { planGet, planGetSoai, planWrite, planWriteSoai } from './plan.js';
+import { stopConversation, stopConversationSoai, wait } from './pause.js';
+import { notifyUser, notifyUserSoai } from './notify.js';
+import { subagentCancel, subagentSpawn } from './soai-sub-agents.js';
 import { askUser } from './ask-user.js';
 import { taskCreate, taskGet, taskList, taskUpdate } from './task-board.js';
 import { deleteMemory, listMemories, saveMemory, searchMemory, updateMemory } from './memory.js';
@@ -73,6 +74,14 @@ export const builtinTools = [
   soaiAskUser,
   toolSearch,
   skill,
+  // The soai profile's names for the capabilities above (see profiles/soai.ts).
+  todoWriteSoai,
+  planWriteSoai,
+  planGetSoai,
+  notifyUserSoai,
+  stopConversationSoai,
+  subagentSpawn,
+  subagentCancel,
 ] as const;
 
 export type BuiltinTool = (typeof builtinTools)[number];

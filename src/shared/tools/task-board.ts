@@ -24,10 +24,28 @@ export const taskCreate = defineTool({
     }),
 });
 
+/**
+ * The task's id is taken as `task_id`, or as `taskId` (claurst's spelling in TaskGet and TaskUpdate); the handler
+ * reads `task_id`.
+ */
+const idAlias = () => ({ taskId: taskId().optional().describe('Same as task_id') });
+const idGiven = [
+  (args: { task_id?: string | undefined; taskId?: string | undefined }) => (args.task_id ?? args.taskId) !== undefined,
+  { message: 'Give the task id as task_id (or taskId).' },
+] as const;
+const oneId = <T extends { task_id?: string | undefined; taskId?: string | undefined }>({ taskId: alias, task_id, ...rest }: T) => ({
+  ...rest,
+  task_id: (task_id ?? alias)!,
+});
+
 export const taskGet = defineTool({
   name: 'TaskGet',
   description: 'Read a task from the shared board: status, description, owner and dependencies. {"task": null} if there is no such task.',
-  input: () => z.object({ task_id: taskId() }),
+  input: () =>
+    z
+      .object({ task_id: taskId().optional(), ...idAlias() })
+      .refine(...idGiven)
+      .transform(oneId),
 });
 
 export const taskUpdate = defineTool({
@@ -37,16 +55,20 @@ export const taskUpdate = defineTool({
     'subject, description, dependencies (addBlocks, addBlockedBy), owner, metadata (a null value removes a key). ' +
     'A dependency cycle is refused.',
   input: () =>
-    z.object({
-      task_id: taskId(),
-      status: z.enum([...taskStatuses, 'deleted']).optional(),
-      subject: z.string().trim().min(1).max(200).optional(),
-      description: z.string().max(10_000).optional(),
-      addBlocks: z.array(taskId()).max(100).optional().describe('Task ids this task now blocks'),
-      addBlockedBy: z.array(taskId()).max(100).optional().describe('Task ids that now block this task'),
-      owner: z.string().trim().max(100).optional().describe('The agent that owns the task; empty string clears it'),
-      metadata: metadata().optional(),
-    }),
+    z
+      .object({
+        task_id: taskId().optional(),
+        ...idAlias(),
+        status: z.enum([...taskStatuses, 'deleted']).optional(),
+        subject: z.string().trim().min(1).max(200).optional(),
+        description: z.string().max(10_000).optional(),
+        addBlocks: z.array(taskId()).max(100).optional().describe('Task ids this task now blocks'),
+        addBlockedBy: z.array(taskId()).max(100).optional().describe('Task ids that now block this task'),
+        owner: z.string().trim().max(100).optional().describe('The agent that owns the task; empty string clears it'),
+        metadata: metadata().optional(),
+      })
+      .refine(...idGiven)
+      .transform(oneId),
 });
 
 export const taskList = defineTool({

@@ -15,14 +15,26 @@ const todoItem = () =>
   });
 export type TodoItem = z.infer<ReturnType<typeof todoItem>>;
 
+const todoListInput = () =>
+  z.object({
+    todos: z.array(todoItem()).max(100).default([]).describe('The complete todo list'),
+  });
+
 export const todoWrite = defineTool({
   name: 'todoWrite',
   description:
     'Manage your task list. Each call passes the complete list, which replaces the previous one. ' +
     'Keep tasks at a verifiable granularity, mark one item in_progress at a time, mark finished ones completed, ' +
     'and remove unneeded items instead of marking them cancelled.',
-  input: () =>
-    z.object({
-      todos: z.array(todoItem()).max(100).default([]).describe('The complete todo list'),
-    }),
+  input: todoListInput,
+});
+
+/** The soai profile's todo list: the same list as todoWrite, under soai's name. */
+export const todoWriteSoai = defineTool({
+  name: 'todo_write',
+  description:
+    'Write the todo checklist: the steps in front of you right now. Every call replaces the whole list, so restate every ' +
+    'item with its status (pending, in_progress, completed); only one item may be in_progress at a time. For reasoning ' +
+    'you do not want to rebuild after the conversation is compacted, use plan_write instead.',
+  input: todoListInput,
 });

@@ -10,6 +10,7 @@ import { findHostTool } from '../deployment-settings.js';
 import { runHostTool } from './host-tool-handler.js';
 import { isDestructive, planModeRefusal } from './destructive-tools.js';
 import { notLoadedRefusal } from '../deferred-tools.js';
+import { toolProfiles } from '../../shared/tools/profiles/index.js';
 
 export interface ToolOutcome {
   content: string;
@@ -42,13 +43,15 @@ function runToolCall(call: ToolCall, allowedTools: ReadonlySet<string>, context:
   const hostTool = !tool && allowedTools.has(call.name) ? findHostTool(context.state.settings, call.name) : undefined;
   // Plan mode: a destructive tool of the session's does not run, whatever the model sent (its arguments are not read).
   if ((tool || hostTool) && context.state.workMode === 'plan' && isDestructive(call.name, context.state.settings))
-    throw new ToolError(planModeRefusal(call.name));
-  if (hostTool && !context.state.deferredTools.isCallable(call.name)) throw new ToolError(notLoadedRefusal(call.name));
-  if (hostTool) return runHostTool(hostTool, parseArguments(call.arguments), call.arguments, context);
-  if (!tool) {
-    // Deferred tools not loaded are left out: ToolSearch finds them.
-    const available = [...allowedTools].filter((name) => context.state.deferredTools.isCallable(name)).join(', ') || 'none';
-    throw new ToolError(`Unknown tool "${call.name}". Available tools: ${available}.`);
+      throw new ToolError(planModeRefusal(call.name, context.state.profile));
+    if (hostTool && !context.state.deferredTools.isCallable(call.name)) throw new ToolError(notLoadedRefusal(call.name));
+    if (hostTool) return runHostTool(hostTool, parseArguments(call.arguments), call.arguments, context);
+    if (!tool) {
+      // Deferred tools not loaded are left out: ToolSearch finds them.
+      const available = [...allowedTools].filter((name) => context.state.deferredTools.isCallable(name)).join(', ') || 'none';
+      const { profile } = context.state;
+      const profileNote = profile === 'all' ? '' : ` This session has the ${profile} tool profile.`;
+      throw new ToolError(`Unknown tool "${call.name}". Available tools: ${available}.${profileNote}`);
   }
   const raw = parseArguments(call.arguments);
   const parsed = tool.input.safeParse(raw);
@@ -56,7 +59,10 @@ function runToolCall(call: ToolCall, allowedTools: ReadonlySet<string>, context:
     throw new ToolError(`Invalid arguments for ${tool.name}:\n${z.prettifyError(parsed.error)}`);
   }
   const handler = toolHandlers[tool.name as ToolName] as (args: unknown, context: ToolContext) => string | Promise<string>;
-  return handler(parsed.data, context);
+  const adapt = toolProfiles[context.state.profile].adaptResult;
+  if (!adapt) return handler(parsed.data, context);
+  const content = handler(parsed.data, context);
+  return typeof content === 'string' ? adapt(tool.name, content) : content.then((text) => adapt(tool.name, text));
 }
 
 function parseArguments(text: string): unknown {

@@ -15,6 +15,7 @@ import { createCronJob, deleteCronJob, listCronJobs } from './cron-handlers.js';
 import { automationTool } from './automation-handlers.js';
 import { searchDeferredTools } from './tool-search-handler.js';
 import { runSkill } from './skill-handler.js';
+import { cancelSoaiSubagent, spawnSoaiSubagent } from './soai-sub-agent-handlers.js';
 import { cancelLoopById, completeRunningLoop, listAllLoops, pauseLoopById, resumeLoopById, startLoop } from './loop-handlers.js';
 
 import { readTaskOutput, runAgent, stopTask } from './claurst-agent-handlers.js';
@@ -64,7 +65,9 @@ export const toolHandlers: ToolHandlers = {
   CronCreate: (args, context) => createCronJob(args, context),
   CronList: (_args, context) => listCronJobs(context),
   CronDelete: (args, context) => deleteCronJob(args.id, context),
-  automation_create: (args, context) => automationTool({ op: 'create', args }, context),
+  // A run has the profile of the session that created its automation (`all`, left out, for sessions from before profiles).
+  automation_create: (args, context) =>
+    automationTool({ op: 'create', args, ...(context.state.profile !== 'all' ? { profile: context.state.profile } : {}) }, context),
   automation_update: (args, context) => automationTool({ op: 'update', args }, context),
   automation_run_enqueue: (args, context) => automationTool({ op: 'run_enqueue', automation_id: args.automation_id }, context),
   automation_run_get: (args, context) => automationTool({ op: 'run_get', run_id: args.run_id }, context),
@@ -81,4 +84,12 @@ export const toolHandlers: ToolHandlers = {
   ask_user: (args, context) => askUserSoai(args, context),
   ToolSearch: (args, context) => searchDeferredTools(args, context),
   Skill: (args, context) => runSkill(args, context),
+  // The soai profile: its names for the capabilities above.
+  todo_write: (args, context) => writeTodos(args.todos, context),
+  plan_write: (args, context) => writePlan(args, context),
+  plan_get: (_args, context) => readPlan(context),
+  notify_user: (args, context) => postNotification(args, context),
+  stop_conversation: (_args, context) => endTurn(context),
+  subagent_spawn: (args, context) => spawnSoaiSubagent(args, context),
+  subagent_cancel: (args, context) => cancelSoaiSubagent(args.subagent_id, context),
 };

@@ -1,7 +1,7 @@
 import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { Activities } from '../../activities/index.js';
 import type { ToolArgs } from '../../shared/tools/define-tool.js';
-import { toolNames as allToolNames } from '../../shared/tools/registry.js';
+import { profileTools } from '../../shared/tools/profiles/index.js';
 import type { subAgent } from '../../shared/tools/sub-agents.js';
 import { servedTools } from '../deployment-settings.js';
 import type { SpawnRequest } from '../sub-agents.js';
@@ -52,7 +52,7 @@ export async function launchSubAgent(
 ): Promise<Awaited<ReturnType<ToolContext['subAgents']['spawn']>>> {
   const args = request;
   // A sub-agent may be given the built-in tools and the host tools of this session's catalogue, which it inherits.
-  const known = [...allToolNames, ...(context.state.settings.hostTools?.tools.map((tool) => tool.name) ?? [])];
+  const known = [...profileTools(context.state.profile), ...(context.state.settings.hostTools?.tools.map((tool) => tool.name) ?? [])];
   const unknown = (args.tools ?? []).filter((name) => !known.includes(name));
   if (unknown.length > 0)
     throw new ToolError(`Unknown tool name(s) for the sub-agent: ${unknown.join(', ')}. Known tools: ${known.join(', ')}.`);
@@ -91,7 +91,7 @@ export async function launchSubAgent(
 export function inheritedTools(context: ToolContext): string[] | undefined {
   const withholds = context.toolNames.some((name) => withheldFromSubAgentsByDefault.includes(name));
   if (withholds && hasChange('sub-agents-not-given-automation-tools-by-default')) return defaultSubAgentTools(context.toolNames);
-  const served = servedTools(context.state.settings);
+  const served = servedTools(context.state.settings, context.state.profile);
   const same = served.length === context.toolNames.length && served.every((name) => context.toolNames.includes(name));
   return same ? undefined : [...context.toolNames];
 }
