@@ -43,15 +43,15 @@ function runToolCall(call: ToolCall, allowedTools: ReadonlySet<string>, context:
   const hostTool = !tool && allowedTools.has(call.name) ? findHostTool(context.state.settings, call.name) : undefined;
   // Plan mode: a destructive tool of the session's does not run, whatever the model sent (its arguments are not read).
   if ((tool || hostTool) && context.state.workMode === 'plan' && isDestructive(call.name, context.state.settings))
-      throw new ToolError(planModeRefusal(call.name, context.state.profile));
-    if (hostTool && !context.state.deferredTools.isCallable(call.name)) throw new ToolError(notLoadedRefusal(call.name));
-    if (hostTool) return runHostTool(hostTool, parseArguments(call.arguments), call.arguments, context);
-    if (!tool) {
-      // Deferred tools not loaded are left out: ToolSearch finds them.
-      const available = [...allowedTools].filter((name) => context.state.deferredTools.isCallable(name)).join(', ') || 'none';
-      const { profile } = context.state;
-      const profileNote = profile === 'all' ? '' : ` This session has the ${profile} tool profile.`;
-      throw new ToolError(`Unknown tool "${call.name}". Available tools: ${available}.${profileNote}`);
+    throw new ToolError(planModeRefusal(call.name, context.state.profile));
+  if (hostTool && !context.state.deferredTools.isCallable(call.name)) throw new ToolError(notLoadedRefusal(call.name));
+  if (hostTool) return runHostTool(hostTool, parseArguments(call.arguments), call.arguments, context);
+  if (!tool) {
+    // Deferred tools not loaded are left out: ToolSearch finds them.
+    const available = [...allowedTools].filter((name) => context.state.deferredTools.isCallable(name)).join(', ') || 'none';
+    const { profile } = context.state;
+    const profileNote = profile === 'all' ? '' : ` This session has the ${profile} tool profile.`;
+    throw new ToolError(`Unknown tool "${call.name}". Available tools: ${available}.${profileNote}`);
   }
   const raw = parseArguments(call.arguments);
   const parsed = tool.input.safeParse(raw);
