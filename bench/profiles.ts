@@ -15,7 +15,10 @@ import { writeResults } from './harness.js';
 const bytesPerToken = 3.5;
 
 const rows = profileNames.map((profile) => {
-  const names = toolNames.filter((name) => (toolProfiles[profile].tools as readonly string[]).includes(name));
+  // Skill and ToolSearch are sent only with a skills folder and deferred host tools: a plain session's request has neither.
+  const names = toolNames.filter(
+    (name) => (toolProfiles[profile].tools as readonly string[]).includes(name) && name !== 'Skill' && name !== 'ToolSearch',
+  );
   const tools = toolSpecs(names, undefined, profile);
   const bytes = Buffer.byteLength(JSON.stringify(tools));
   const promptBytes = Buffer.byteLength(toolProfiles[profile].systemPrompt);

@@ -4,7 +4,8 @@ import { toolProfiles } from '../../src/shared/tools/profiles/index.js';
 import { toolNames } from '../../src/shared/tools/registry.js';
 
 /** The built-in tools of a profile in the order the model is shown them, less those the kit's worker does not serve. */
-const offered = (profile: keyof typeof toolProfiles, unserved: readonly string[] = ['webFetch']) =>
+// Skill and ToolSearch are in every profile, offered only with a skills folder and deferred host tools (none here).
+const offered = (profile: keyof typeof toolProfiles, unserved: readonly string[] = ['webFetch', 'Skill', 'ToolSearch']) =>
   toolNames.filter((name) => (toolProfiles[profile].tools as readonly string[]).includes(name) && !unserved.includes(name));
 
 const lastResult = (request: ModelRequest) => request.toolResults.at(-1) as Record<string, unknown>;
@@ -41,7 +42,7 @@ describe('tool profiles (testing kit, scripted models that speak one seed each)'
     expect(snapshot.profile).toBe('rtc');
     const requests = model.requestsFor(instruction);
     // The kit's worker offers no webFetch (createTestArbor's webFetch option) and has no search engine: every other rtc tool is there.
-    expect(requests[0]!.tools).toEqual(offered('rtc', ['webFetch', 'webSearch']));
+    expect(requests[0]!.tools).toEqual(offered('rtc', ['webFetch', 'webSearch', 'Skill', 'ToolSearch']));
     expect(requests[0]!.tools).toHaveLength(21);
     expect(requests[0]!.tools).not.toContain('TaskCreate');
     expect(requests[0]!.system).toBe(toolProfiles.rtc.systemPrompt);
@@ -77,7 +78,22 @@ describe('tool profiles (testing kit, scripted models that speak one seed each)'
     const session = await arbor.startSession({ instruction, profile: 'claurst' });
     expect((await arbor.waitUntilIdle(session)).profile).toBe('claurst');
     const requests = model.requestsFor(instruction);
-    expect(requests[0]!.tools).toEqual(['TaskCreate', 'TaskGet', 'TaskUpdate', 'TaskList', 'CronCreate', 'CronList', 'CronDelete']);
+    expect(requests[0]!.tools).toEqual([
+      'TaskCreate',
+      'TaskGet',
+      'TaskUpdate',
+      'TaskList',
+      'CronCreate',
+      'CronList',
+      'CronDelete',
+      'Agent',
+      'Task',
+      'TaskOutput',
+      'TaskStop',
+      'KillShell',
+      'SendMessage',
+      'AskUserQuestion',
+    ]);
     expect(requests[0]!.system).toBe(toolProfiles.claurst.systemPrompt);
     expect(requests[1]!.toolResults[0]).toEqual({ task: { id: '1', subject: 'Write the parser' } });
     expect(requests[3]!.toolResults[0]).toEqual({
@@ -113,7 +129,7 @@ describe('tool profiles (testing kit, scripted models that speak one seed each)'
     });
     expect(deleted).toMatchObject({ id: cronId });
     expect(todo).toMatch(
-      /^Error: Unknown tool "todoWrite"\. Available tools: TaskCreate, .*, CronDelete\. This session has the claurst tool profile\.$/,
+      /^Error: Unknown tool "todoWrite"\. Available tools: TaskCreate, .*, AskUserQuestion\. This session has the claurst tool profile\.$/,
     );
     await arbor.client.session(session.id).stop();
   });
@@ -182,6 +198,8 @@ describe('tool profiles (testing kit, scripted models that speak one seed each)'
       'automation_run_enqueue',
       'automation_run_get',
       'automation_run_wait',
+      'subagent_observe',
+      'ask_user',
       'todo_write',
       'plan_write',
       'plan_get',

@@ -16,16 +16,19 @@ describe('tool profiles as data', () => {
     }
   });
 
-  it('keeps all as the 40 tools of before profiles, and gives no two profiles but all a tool in common', () => {
-    expect(toolProfiles.all.tools).toHaveLength(40);
-    expect(toolNames.slice(0, 40)).toEqual(toolProfiles.all.tools);
+  it('keeps in all the 40 tools of before profiles and the seed agent tools, and gives no two profiles but all a tool in common', () => {
+    expect(toolProfiles.all.tools.slice(0, 40)).toEqual(toolNames.slice(0, 40));
+    expect(toolProfiles.all.tools).toEqual(expect.arrayContaining([...toolProfiles.claurst.tools, 'subagent_observe', 'ask_user']));
+    // Skill and ToolSearch are in every profile, offered where the worker has skills and a session's host tools are deferred.
+    const everywhere = ['Skill', 'ToolSearch'];
+    for (const profile of profileNames) expect(toolProfiles[profile].tools, profile).toEqual(expect.arrayContaining(everywhere));
     const seeds = [toolProfiles.rtc.tools, toolProfiles.claurst.tools, toolProfiles.soai.tools];
-    const counted = seeds.flat();
+    const counted = seeds.flat().filter((name) => !everywhere.includes(name));
     expect(new Set(counted).size).toBe(counted.length);
   });
 
   it("gives the rtc profile the rtc seed's 18 tools and the five memory tools", () => {
-    expect(toolProfiles.rtc.tools).toHaveLength(23);
+    expect(toolProfiles.rtc.tools.filter((name) => name !== 'Skill' && name !== 'ToolSearch')).toHaveLength(23);
     expect(toolProfiles.rtc.tools).toEqual(
       expect.arrayContaining(['subAgent', 'askUser', 'todoWrite', 'createLoop', 'webFetch', 'searchMemory']),
     );

@@ -191,7 +191,7 @@ describe('askUser (the testing kit on the time-skipping server, scripted model)'
       toolCall('ask_user', { questions: [{ question: 'Your API key?', secret: true }] }),
       text('No key asked.'),
     );
-    const session = await arbor.startSession({ instruction });
+    const session = await arbor.startSession({ instruction, profile: 'soai' });
     const snapshot = await arbor.waitUntilIdle(session);
     expect(model.requestsFor(instruction)[1]!.toolResults[0]).toMatch(
       /^Error: This worker takes no secret answers \(it has no ARBOR_SECRET_KEY\)/,

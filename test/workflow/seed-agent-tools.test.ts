@@ -73,7 +73,7 @@ describe('the claurst and soai agent tools (the testing kit on the time-skipping
       text('Root done.'),
     );
     model.forInstruction(child, text('Tests written.'));
-    const session = await arbor.startSession({ instruction: root });
+    const session = await arbor.startSession({ instruction: root, profile: 'all' });
     await arbor.waitUntilIdle(session);
 
     const [, afterAgent, afterUnknown, afterTeam, afterLeadName] = model.requestsFor(root);
@@ -104,7 +104,7 @@ describe('the claurst and soai agent tools (the testing kit on the time-skipping
       text('Notice seen.'),
     );
     model.forInstruction(child, delayed(2_000, text('Background result.')));
-    const session = await arbor.startSession({ instruction: root });
+    const session = await arbor.startSession({ instruction: root, profile: 'all' });
     await arbor.waitUntilIdle(session);
 
     const requests = model.requestsFor(root);
@@ -156,7 +156,7 @@ describe('the claurst and soai agent tools (the testing kit on the time-skipping
     );
     model.forInstruction(child, toolCall('Agent', { description: 'Asks', prompt: grandchild, run_in_background: true }), text('waiting'));
     model.forInstruction(grandchild, toolCall('askUser', { questions: [question] }), text('never'));
-    const session = await arbor.startSession({ instruction: root });
+    const session = await arbor.startSession({ instruction: root, profile: 'all' });
     await arbor.waitUntilIdle(session);
 
     const requests = model.requestsFor(root);
@@ -188,7 +188,7 @@ describe('the claurst and soai agent tools (the testing kit on the time-skipping
       text('Notice seen.'),
     );
     model.forInstruction(child, delayed(1_500, text('Observed result.')));
-    const session = await arbor.startSession({ instruction: root });
+    const session = await arbor.startSession({ instruction: root, profile: 'all' });
     await arbor.waitUntilIdle(session);
 
     const requests = model.requestsFor(root);
@@ -234,7 +234,7 @@ describe('the claurst and soai agent tools (the testing kit on the time-skipping
       text('never: the turn ended with the shutdown response'),
     );
     model.forInstruction(bob, delayed(1_500, text('Bob started.')), text('Bob keeps going.'));
-    const session = await arbor.startSession({ instruction: root });
+    const session = await arbor.startSession({ instruction: root, profile: 'all' });
     await arbor.waitUntilIdle(session);
     await arbor.settle(session);
 
@@ -294,7 +294,7 @@ describe('the claurst and soai agent tools (the testing kit on the time-skipping
       toolCall('AskUserQuestion', { questions: [db, features] }),
       text('Noted.'),
     );
-    const session = await arbor.startSession({ instruction });
+    const session = await arbor.startSession({ instruction, profile: 'all' });
     const [set] = await arbor.waitForUser(session);
     expect(set!.questions.map((question) => question.header)).toEqual(['Q1', 'Features']);
     await session.answer({ [db.question]: 'SQLite', [features.question]: ['Auth', { other: 'Webhooks' }] });
@@ -323,7 +323,7 @@ describe('the claurst and soai agent tools (the testing kit on the time-skipping
       toolCall('ask_user', { questions: [tone] }),
       text('Went on without an answer.'),
     );
-    const session = await arbor.startSession({ instruction });
+    const session = await arbor.startSession({ instruction, profile: 'all' });
     await arbor.waitForUser(session);
     await session.answer({ [name.question]: 'Arbor', [tone.question]: 'Casual' });
     await arbor.waitForUser(session);
@@ -355,7 +355,7 @@ describe('the claurst and soai agent tools (the testing kit on the time-skipping
       text('Stored the key.'),
       text('Next turn.'),
     );
-    const session = await arbor.startSession({ instruction });
+    const session = await arbor.startSession({ instruction, profile: 'all' });
     const [set] = await arbor.waitForUser(session);
     expect(set!.secret_questions).toEqual([apiKey.question]);
     // An answer in clear is refused by the workflow's validator: it never enters the history.

@@ -125,7 +125,9 @@ describe('ToolSearch over a catalogue of 300 host tools (the testing kit on the 
       /generated_tool_7 is a deferred tool .* Call ToolSearch with query "select:generated_tool_7" first/,
     );
     // An unknown name is told the tools the model is sent, not the 300 deferred ones.
-    expect(third!.toolResults[0]).toMatch(/^Error: Unknown tool "no_such_tool"\. Available tools: .*ToolSearch\.$/);
+    expect(third!.toolResults[0]).toMatch(
+      /^Error: Unknown tool "no_such_tool"\. Available tools: .*ToolSearch\. This session has the rtc tool profile\.$/,
+    );
     expect(third!.toolResults[0]).not.toContain('generated_tool_');
     expect(calls).not.toContain('generated_tool_7(x)');
   });

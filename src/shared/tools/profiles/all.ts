@@ -1,7 +1,10 @@
 import { automationToolNames } from '../sub-agent-tools.js';
 import type { ToolProfile } from './profile.js';
 
-/** Every built-in tool Arbor had before profiles, in its three naming styles at once: the tool set of sessions from before them. */
+/**
+ * Every built-in tool in every naming style at once (the 40 of before profiles, and the claurst and soai agent tools that
+ * came with them): the tool set of sessions from before profiles.
+ */
 export const allProfile: ToolProfile = {
   name: 'all',
   tools: [
@@ -45,8 +48,17 @@ export const allProfile: ToolProfile = {
     'automation_run_enqueue',
     'automation_run_get',
     'automation_run_wait',
-    // Offered only where the worker has a skills folder and the session's host tools are deferred, which no session from
-    // before profiles has: its tools stay the 40 it had.
+    // The claurst and soai agent tools, which came with profiles.
+    'Agent',
+    'Task',
+    'TaskOutput',
+    'TaskStop',
+    'KillShell',
+    'SendMessage',
+    'AskUserQuestion',
+    'subagent_observe',
+    'ask_user',
+    // Offered only where the worker has a skills folder and the session's host tools are deferred.
     'Skill',
     'ToolSearch',
   ],
