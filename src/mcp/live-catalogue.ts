@@ -14,11 +14,18 @@ export function liveCatalogue(
   log: (line: string) => void = () => {},
 ): () => HostToolCatalogue {
   if (!servers) return () => own;
+  const mcp = servers;
   const reserved = new Set(own.tools.map((tool) => tool.name));
   let source: HostToolEntry[] | undefined;
   let current = own;
   return () => {
-    const entries = servers.entries(reserved);
+    const pending = mcp.pending();
+    const catalogue = withServersTools();
+    return pending.length > 0 ? { ...catalogue, pending_mcp_servers: pending } : catalogue;
+  };
+
+  function withServersTools(): HostToolCatalogue {
+    const entries = mcp.entries(reserved);
     if (entries === source) return current;
     source = entries;
     const tools = [...own.tools];
@@ -34,5 +41,5 @@ export function liveCatalogue(
     }
     current = { digest: tools.length === own.tools.length ? own.digest : catalogueDigest(tools), tools };
     return current;
-  };
+  }
 }

@@ -66,6 +66,13 @@ export class McpServers {
     return connection ? { connection, tool: name.slice(connection.name.length + mcpNameSeparator.length) } : undefined;
   }
 
+  /** The servers that have listed no tools yet and may still: starting, or down and retried in the background. */
+  pending(): string[] {
+    return this.connections
+      .filter((connection) => connection.state !== 'ready' && connection.state !== 'closed' && connection.tools.length === 0)
+      .map((connection) => connection.name);
+  }
+
   status(): McpServerStatus[] {
     return this.connections.map((connection) => ({
       name: connection.name,

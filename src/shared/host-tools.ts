@@ -56,6 +56,11 @@ export interface HostToolMcpOrigin {
 export interface HostToolCatalogue {
   digest: string;
   tools: HostToolEntry[];
+  /**
+   * MCP servers of the worker that had not listed their tools when the catalogue was taken (starting, or down and
+   * retried): ToolSearch names them as still loading. Absent: none. Not part of the digest, which names the tools.
+   */
+  pending_mcp_servers?: string[];
 }
 
 /** The one argument of a `tool:<name>` activity. */

@@ -14,7 +14,7 @@ export function searchDeferredTools(args: ToolArgs<typeof toolSearch>, context: 
     matches,
     query: args.query,
     total_deferred_tools: entries.length,
-    // Catalogue entries carry no loading state yet: a server's tools join the catalogue once it has listed them.
-    pending_mcp_servers: [],
+    // As the catalogue was taken (at the session's start or its run's): a server's tools join it once it has listed them.
+    pending_mcp_servers: state.settings.hostTools?.pending_mcp_servers ?? [],
   });
 }
