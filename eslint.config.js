@@ -34,7 +34,7 @@ export default tseslint.config(
   {
     languageOptions: {
       parserOptions: {
-        projectService: { allowDefaultProject: ['bin/*.js', 'examples/*/*.js', 'eslint.config.js'] },
+        projectService: { allowDefaultProject: ['bin/*.js', 'examples/*/*.js', 'eslint.config.js', 'test/support/mcp/*.mjs'] },
         tsconfigRootDir: import.meta.dirname,
       },
     },
