@@ -150,7 +150,8 @@ describe('search-attribute writes of a session: one per workflow task (dev serve
       delayMs: 2_300,
     };
     model.script(instruction, round);
-    const session = await client.startSession({ instruction });
+    // stopConversation is a soai and all tool.
+    const session = await client.startSession({ instruction, profile: 'all' });
     const snapshot = await session.waitUntilIdle({ timeoutMs: 60_000 });
     expect(snapshot.todos.map((todo) => todo.content)).toEqual(['Note it']);
     const events = await historyOf(session);
