@@ -241,6 +241,76 @@ describe('tool profiles (testing kit, scripted models that speak one seed each)'
     await arbor.client.session(session.id).stop();
   });
 
+  it('runs the claurst agent tools in a claurst session: Agent, TaskOutput, SendMessage and AskUserQuestion, none unknown', async () => {
+    const instruction = 'Delegate in the claurst dialect';
+    const helperTask = 'Help in the claurst dialect';
+    let helperId = '';
+    model.forInstruction(
+      instruction,
+      toolCall('Agent', { description: 'Claurst helper', prompt: helperTask, run_in_background: true, name: 'helper' }),
+      (request) => {
+        helperId = String(lastResult(request).agent_id);
+        return toolCall('SendMessage', { to: 'helper', message: 'Also check the docs.' });
+      },
+      () => toolCall('TaskOutput', { task_id: helperId, block: true, timeout: 60_000 }),
+      toolCall('AskUserQuestion', {
+        questions: [
+          {
+            question: 'Ship now?',
+            header: 'Release',
+            options: [
+              { label: 'Yes', value: 'ship' },
+              { label: 'No', value: 'wait' },
+            ],
+          },
+        ],
+      }),
+      text('Delegated and asked.'),
+      // The sub-agent's completion notice is a turn of its own.
+      text('Notice read.'),
+    );
+    model.forInstruction(helperTask, text('Helped.'), text('Docs checked.'));
+    const session = await arbor.startSession({ instruction, profile: 'claurst' });
+    await arbor.answerQuestions(session, { 'Ship now?': 'Yes' });
+    await arbor.waitUntilIdle(session);
+
+    const requests = model.requestsFor(instruction);
+    const results = requests.slice(1, 5).map(lastResult);
+    expect(results[0]).toMatchObject({ status: 'async_launched', agent_id: expect.any(String) });
+    expect(JSON.stringify(results[1])).not.toMatch(/Unknown tool/);
+    expect(results[2]).toMatchObject({ retrieval_status: 'success', task: expect.objectContaining({ status: 'completed' }) });
+    expect(results[3]).toMatchObject({ answers: { 'Ship now?': 'ship' } });
+    expect(requests.flatMap((request) => request.toolResults).join('\n')).not.toContain('Unknown tool');
+  });
+
+  it('runs the soai subagent_observe and ask_user tools in a soai session, none unknown', async () => {
+    const instruction = 'Observe in the soai dialect';
+    const childTask = 'Scout in the soai dialect';
+    let childId = '';
+    model.forInstruction(
+      instruction,
+      toolCall('subagent_spawn', { task: childTask, display_name: 'Scout' }),
+      (request) => {
+        childId = String(lastResult(request).subagent_id);
+        return toolCall('subagent_observe', { subagent_id: childId, mode: 'terminal', timeout_ms: null });
+      },
+      toolCall('ask_user', { questions: [{ question: 'Which region?', options: [{ label: 'EU' }, { label: 'US' }] }] }),
+      text('Observed and asked.'),
+      // The sub-agent's completion notice is a turn of its own.
+      text('Notice read.'),
+    );
+    model.forInstruction(childTask, text('Scouted.'));
+    const session = await arbor.startSession({ instruction, profile: 'soai' });
+    await arbor.answerQuestions(session, { 'Which region?': 'EU' });
+    await arbor.waitUntilIdle(session);
+
+    const requests = model.requestsFor(instruction);
+    expect(lastResult(requests[1]!)).toMatchObject({ subagent_id: expect.any(String), status: 'running' });
+    expect(JSON.stringify(lastResult(requests[2]!))).toContain('Scouted.');
+    expect(JSON.stringify(requests[3]!.toolResults)).toContain('EU');
+    expect(requests.flatMap((request) => request.toolResults).join('\n')).not.toContain('Unknown tool');
+  });
+
   it('keeps a Plan-mode soai parent to Plan-mode subagents without destructive tools', async () => {
     const instruction = 'Research the rollout in Plan mode, soai dialect';
     const planTask = 'Read the rollout notes';
