@@ -74,7 +74,8 @@ describe('testing agents with arbor/testing', () => {
       toolCall('wait', { seconds: 86_400, reason: 'more sources' }),
       text('Done.'),
     );
-    const session = await arbor.startSession({ instruction });
+    // subAgent is an rtc tool and wait a soai one: the all profile has both.
+    const session = await arbor.startSession({ instruction, profile: 'all' });
     await arbor.waitUntilIdle(session);
 
     const stopped = await session.stop();

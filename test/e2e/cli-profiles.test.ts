@@ -26,6 +26,13 @@ describe('tool profiles from the CLI and in automations (dev server, worker proc
       'CronCreate',
       'CronList',
       'CronDelete',
+      'Agent',
+      'Task',
+      'TaskOutput',
+      'TaskStop',
+      'KillShell',
+      'SendMessage',
+      'AskUserQuestion',
     ]);
     expect(second!.body.messages.at(-1)?.content).toBe('{"task":{"id":"1","subject":"Write the parser"}}');
     const shown = await runCli(['show', id], env);

@@ -59,7 +59,9 @@ describe('a redeploy that changes the host tools', () => {
     const firstRun = (await workflow.describe()).runId;
     const toolEntries = async () => (await session.transcript()).filter((entry) => entry.role === 'tool');
     const [unknown, unserved] = (await toolEntries()).slice(-2);
-    expect(unknown?.content).toMatch(/^Error: Unknown tool "lookup_order"\. Available tools: .*greet\.$/);
+    expect(unknown?.content).toMatch(
+      /^Error: Unknown tool "lookup_order"\. Available tools: .*greet\. This session has the rtc tool profile\.$/,
+    );
     expect(unserved?.content).toBe(
       "Error: Tool greet is not served: the worker that took the call from the session's task queue has no activity tool:greet.",
     );

@@ -41,7 +41,11 @@ describe("a session's current details in the Web UI (the testing kit on the time
   });
 
   it('shows until when a session waits on a durable timer, and what it is calling meanwhile', async () => {
-    const session = await arbor.startSession({ instruction: '/tool wait {"seconds": 86400, "reason": "the daily report"}' });
+    // wait is a soai and all tool.
+    const session = await arbor.startSession({
+      instruction: '/tool wait {"seconds": 86400, "reason": "the daily report"}',
+      profile: 'all',
+    });
     await arbor.settle(session);
     const { waiting } = await arbor.snapshot(session);
     expect((await details(session)).split('\n')).toEqual([
@@ -55,7 +59,7 @@ describe("a session's current details in the Web UI (the testing kit on the time
 
   it('shows a running sub-agent by title while its parent waits for it, and a completed sub-agent as completed', async () => {
     const child = JSON.stringify({ title: 'Slow helper', instruction: '/tool wait {"seconds": 3600}', mode: 'async' });
-    const session = await arbor.startSession({ instruction: `/tool subAgent ${child}` });
+    const session = await arbor.startSession({ instruction: `/tool subAgent ${child}`, profile: 'all' });
     await arbor.settle(session);
     const { children } = await arbor.snapshot(session);
     expect(children).toHaveLength(1);
