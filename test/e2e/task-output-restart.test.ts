@@ -26,7 +26,7 @@ describe('a TaskOutput wait on the dev server when its worker dies mid-wait', ()
       .script(child, { content: 'lost with the worker', delayMs: 120_000 }, { content: 'Child finished after the restart.' });
 
     await servers.startWorker();
-    const session = await servers.client.startSession({ instruction: root });
+    const session = await servers.client.startSession({ instruction: root, profile: 'claurst' });
     await waitUntil(() => fake.requestsFor(root).length >= 2 && fake.requestsFor(child).length >= 1, 60_000);
     // The TaskOutput call is dispatched once the model's answer is in; then the root waits on its condition.
     await waitUntil(async () => (await session.snapshot()).status === 'running' && (await session.transcript()).length >= 4, 30_000);

@@ -37,7 +37,8 @@ describe('an agent tested under node:test', () => {
   it('wakes a waiting agent when the test skips a day', async () => {
     const instruction = 'Check again tomorrow';
     model.forInstruction(instruction, toolCall('wait', { seconds: 86_400, reason: 'tomorrow' }), text('Checked again.'));
-    const session = await arbor.startSession({ instruction });
+    // wait is a tool of the soai profile (and of all).
+    const session = await arbor.startSession({ instruction, profile: 'soai' });
     await assert.rejects(arbor.waitUntilIdle(session, { timeoutMs: 1_000 }), WaitTimeoutError);
 
     await arbor.fastForward(session, '1 day');
