@@ -74,6 +74,16 @@ const question = () =>
     });
 export type Question = z.infer<ReturnType<typeof question>>;
 
+/** A tool's list of 1 to `max` questions, each asked once: the one rule askUser, AskUserQuestion and ask_user share. */
+export function questionList<Item extends z.ZodType<{ question: string }>>(item: Item, max: number) {
+  return z
+    .array(item)
+    .min(1, 'ask at least 1 question')
+    .max(max, `ask at most ${max} questions at once`)
+    .refine((questions) => new Set(questions.map((q) => q.question)).size === questions.length, 'each question must be asked only once')
+    .describe(`1-${max} questions`);
+}
+
 export const askUser = defineTool({
   name: 'askUser',
   waits: true,
@@ -82,12 +92,7 @@ export const askUser = defineTool({
     'The user can always pick "Other" and answer in their own words, so do not add an "Other" option.',
   input: () =>
     z.object({
-      questions: z
-        .array(question())
-        .min(1, 'ask at least 1 question')
-        .max(4, 'ask at most 4 questions at once')
-        .refine((questions) => new Set(questions.map((q) => q.question)).size === questions.length, 'each question must be asked only once')
-        .describe('1-4 questions'),
+      questions: questionList(question(), 4),
     }),
 });
 

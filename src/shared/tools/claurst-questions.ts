@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from './define-tool.js';
-import { maxHeaderLength } from './ask-user.js';
+import { maxHeaderLength, questionList } from './ask-user.js';
 
 const option = () =>
   z.object({
@@ -44,11 +44,6 @@ export const askUserQuestion = defineTool({
     "answers maps each question to the selected option value (a list when multiSelect), or to the user's own words.",
   input: () =>
     z.object({
-      questions: z
-        .array(question())
-        .min(1, 'ask at least 1 question')
-        .max(4, 'ask at most 4 questions at once')
-        .refine((questions) => new Set(questions.map((q) => q.question)).size === questions.length, 'each question must be asked only once')
-        .describe('1-4 questions'),
+      questions: questionList(question(), 4),
     }),
 });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from './define-tool.js';
-import { maxHeaderLength } from './ask-user.js';
+import { maxHeaderLength, questionList } from './ask-user.js';
 
 /** How long ask_user waits for the answers unless the worker sets a question timeout (TOOLS.MCP.ELICITATION.WAIT_TIMEOUT_MS). */
 export const soaiAskUserTimeoutSeconds = 3_600;
@@ -46,11 +46,6 @@ export const soaiAskUser = defineTool({
     `wait for the answers, at most one hour by default. Use notify_user for news that needs no answer.`,
   input: () =>
     z.object({
-      questions: z
-        .array(question())
-        .min(1, 'ask at least 1 question')
-        .max(6, 'ask at most 6 questions at once')
-        .refine((questions) => new Set(questions.map((q) => q.question)).size === questions.length, 'each question must be asked only once')
-        .describe('1-6 questions'),
+      questions: questionList(question(), 6),
     }),
 });
