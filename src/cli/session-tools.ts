@@ -1,6 +1,6 @@
 import { QueryNotRegisteredError, type Client } from '@temporalio/client';
 import type { HostToolApproval } from '../shared/host-tools.js';
-import { hostToolCatalogueQuery, sessionToolsQuery, snapshotQuery, type SessionToolsAnswer } from '../shared/messages.js';
+import { hostToolCatalogueQuery, sessionToolsQuery, type SessionToolsAnswer } from '../shared/messages.js';
 import { findTool, toolNames } from '../shared/tools/registry.js';
 
 /** One tool a session may call, as `arbor tools` lists it. */
@@ -31,7 +31,7 @@ export async function readSessionTools(client: Client, sessionId: string): Promi
   }
   const catalogue = new Map(answer.host_tools?.tools.map((tool) => [tool.name, tool]));
   // Present while the session's host tools are deferred behind ToolSearch: all of them are, less those it has loaded.
-  const search = (await handle.query(snapshotQuery)).tools;
+  const search = answer.tools;
   const loaded = new Set(search?.loaded);
   return answer.tool_names.map((name): SessionToolRow => {
     const builtIn = findTool(name);

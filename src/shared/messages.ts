@@ -82,6 +82,8 @@ export const hostToolCatalogueQuery = defineQuery<HostToolCatalogue | null>('hos
 export interface SessionToolsAnswer {
   tool_names: string[];
   host_tools: HostToolCatalogue | null;
+  /** Present while the session's host tools are deferred behind ToolSearch, as the snapshot's `tools`. */
+  tools?: { deferred: number; loaded: string[] };
 }
 /** Answered by runs of sessions started (or continued as new) since `arbor tools` came; older runs answer only hostToolCatalogue. */
 export const sessionToolsQuery = defineQuery<SessionToolsAnswer>('sessionTools');

@@ -185,7 +185,11 @@ async function runSession(input: SessionInput): Promise<SessionResult> {
     toolNames: [],
     maxToolRounds: input.max_tool_rounds ?? defaultMaxToolRounds,
   };
-  setHandler(sessionToolsQuery, () => ({ tool_names: settings.toolNames, host_tools: state.settings.hostTools }));
+  setHandler(sessionToolsQuery, () => ({
+    tool_names: settings.toolNames,
+    host_tools: state.settings.hostTools,
+    ...state.deferredTools.snapshot(),
+  }));
   // What the session waits for, on its page in the Web UI (no history event).
   showCurrentDetails(state, settings);
   // The session's tools: those of its profile it was given (default all of them), less those this deployment cannot serve.
