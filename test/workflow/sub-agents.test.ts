@@ -14,7 +14,6 @@ import { call, toolResults } from '../support/scripted-model.js';
 import { withWorker } from '../support/time-skipping.js';
 import { scriptedTimeSkipping } from '../support/scripted-time-skipping.js';
 import { waitUntil } from '../support/wait.js';
-import { runHistories } from '../support/run-histories.js';
 
 /** Every tool result the request carries, from the start of its transcript, as the model wrote them (unparsed). */
 const allToolResults = (request: ModelRequest): string[] =>
@@ -192,38 +191,6 @@ describe('sub-agents (the testing kit on the time-skipping server)', () => {
     expect(model.requestsFor(root)[1]!.toolResults[0]).toMatchObject({ sub_session_id: childId, status: 'stopped' });
     expect(snapshot.children[0]!.status).toBe('stopped');
   });
-
-  it('continues a sub-agent that its loop keeps alive as new once its run is long, and its sync parent still gets its answer', async () => {
-    const root = unique('root of a ticker');
-    const child = unique('ticker');
-    model.forInstruction(root, toolCall('subAgent', { title: 'Ticker', instruction: child, mode: 'sync' }), text('The ticker is done.'));
-    model.forInstruction(
-      child,
-      toolCall('createLoop', { prompt: 'Tick', interval_seconds: 10, max_turns: 25 }),
-      text('Loop set.'),
-      ...Array.from({ length: 25 }, (_, index) => text(`tick ${index}`)),
-    );
-    const session = await arbor.startSession({ profile: 'all', instruction: root, history_limit: 100 });
-    await waitUntil(() => model.requestsFor(child).length >= 2, 30_000);
-
-    // 25 firings, ten seconds apart, on the server's skipped clock.
-    await arbor.fastForward(session, '10 minutes', { timeoutMs: 120_000 });
-
-    const snapshot = await arbor.waitUntilIdle(session, { timeoutMs: 120_000 });
-    expect(snapshot.last_message?.content).toBe('The ticker is done.');
-    const result = model.requestsFor(root)[1]!.toolResults[0];
-    expect(result).toMatchObject({ status: 'completed', content: 'tick 24' });
-
-    // The sub-agent ran in several runs, each ended by continuing as new near the limit it was handed.
-    const runs = (await runHistories(arbor.env.client, subSessionIdOf(result))).map((events) => events.length);
-    expect(runs.length).toBeGreaterThanOrEqual(3);
-    for (const events of runs) expect(events).toBeLessThan(150);
-    const ticks = (await arbor.transcript(subSessionIdOf(result))).filter(
-      (entry) => entry.role === 'assistant' && entry.content.startsWith('tick '),
-    );
-    expect(ticks.at(-1)!.content).toBe('tick 24');
-    // Alone it takes seconds; after the stop tests above its timers have waited in real time (as on the old helpers).
-  }, 300_000);
 
   it('stops the sub-agents a terminated root left running, walking the tree by queries where visibility cannot list it', async () => {
     const root = unique('root terminated');
