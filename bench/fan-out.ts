@@ -5,18 +5,22 @@
  * signal to the last sub-agent's report (a signal); also, for information, as the client saw it by polling, and to the
  * root being idle again after the notices of their ends.
  * Also the CPU time of this process (worker, client, fake model) per child, which the machine's other load disturbs less.
- * The floor: a bare parent that, on a signal, makes a model call, starts N bare child workflows that each make one
- * model call and signal the parent as they end, makes a model call, and counts the children's signals, making a model
- * call per batch of them: the same children, activities and signals as Arbor (whose root tells its model, in a turn,
- * that sub-agents have finished). Arbor's own extra work (search attributes, the prepareSession local activity, patch
- * markers) counts against it.
+ * The floor: a bare parent that, on an update (as the SDK sends a message), makes a model call, starts N bare child workflows that each make one
+ * model call and tell the parent their final message as they end, makes a model call, and keeps the children's
+ * reports, making a model call per batch of them: the same children, activities and signals as Arbor (whose root
+ * tells its model, in a turn, that sub-agents have finished). Every model call of the floor sends the request Arbor's
+ * session sent for the same call of the same sample (the root's by its step, each child's by its index; the fake model
+ * records them while Arbor's sample runs), and gets the same answer back, so the model calls cost the same on both
+ * sides. Arbor's own extra work (search attributes, the prepareSession local activity, larger start inputs) counts
+ * against it.
  *   npx tsx bench/fan-out.ts [largest fan-out, default 500] [--sqlite] [--no-search-attributes]
  */
 import { SessionHandle } from '../src/client/session-handle.js';
 import { closedStatuses, sessionWorkflowType } from '../src/shared/session.js';
-import { bareFanOutSignal, bareFinishedChildrenQuery } from './floor-workflows.js';
+import { bareFanOutUpdate, bareFinishedChildrenQuery, type FanOutModelCallInput, type FloorModelReply } from './floor-workflows.js';
+import type OpenAI from 'openai';
+import type { RecordedRequest } from '../test/support/fake-openai.js';
 import {
-  bareModelActivities,
   benchArgs,
   cpuMeter,
   parentTimeline,
@@ -43,16 +47,33 @@ const args = benchArgs();
 const largest = args.size ?? 500;
 const plan = [
   { children: 10, samples: 15 },
-  { children: 100, samples: 4 },
-  { children: 500, samples: 1 },
+  { children: 100, samples: 15 },
+  { children: 500, samples: 3 },
 ].filter((step) => step.children <= largest);
 if (plan.length === 0 || plan.at(-1)!.children !== largest) plan.push({ children: largest, samples: 1 });
 const maxChildren = Math.max(500, largest);
 const loadAtStart = loadAverage();
 
+type RequestBody = RecordedRequest['body'];
+/** The requests Arbor's sessions sent in the sample being run (by its tag): the root's in order, each child's by index. */
+const captured = new Map<string, { root: RequestBody[]; children: Map<number, RequestBody> }>();
+let capturing = false;
+
+function capture(first: string, body: RequestBody) {
+  const root = /^fanout \d+ (\S+)/.exec(first);
+  const child = /^child (\d+) of (\S+)/.exec(first);
+  const tag = root?.[1] ?? child?.[2];
+  if (!tag) return;
+  const requests = captured.get(tag) ?? { root: [] as RequestBody[], children: new Map<number, RequestBody>() };
+  captured.set(tag, requests);
+  if (root) requests.root.push(body);
+  else requests.children.set(Number(child![1]), body);
+}
+
 const model = await startFakeModel((request) => {
   const first = firstUserText(request);
   const last = lastMessage(request);
+  if (capturing) capture(first, request.body);
   const fanOut = /^fanout (\d+) (\S+)/.exec(first);
   if (fanOut && last?.role === 'user' && last.content === first) {
     const [, count, tag] = fanOut;
@@ -70,7 +91,24 @@ const model = await startFakeModel((request) => {
 const server = await startDevServer(args.server);
 const { env } = server;
 const arborWorker = await createArborBenchWorker(env, model, 'bench-arbor', { searchAttributes: args.searchAttributes });
-const floorWorker = await createFloorWorker(env, 'bench-bare', bareModelActivities(model));
+/** The floor's model call: the request Arbor's session sent for the same call of the same sample. */
+async function fanOutModelCall({ run, child, step }: FanOutModelCallInput): Promise<FloorModelReply> {
+  const requests = captured.get(run);
+  const body = child === undefined ? requests?.root[Math.min(step, requests.root.length - 1)] : requests?.children.get(child);
+  if (!body)
+    throw new Error(
+      `no request of Arbor's sample ${run} was captured for ${child === undefined ? `the root's step ${step}` : `child ${child}`}`,
+    );
+  const reply = await model.openai.chat.completions.create(body as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming);
+  const message = reply.choices[0]?.message;
+  return {
+    content: message?.content ?? null,
+    tool_calls: (message?.tool_calls ?? []).flatMap((call) =>
+      call.type === 'function' ? [{ id: call.id, name: call.function.name, arguments: call.function.arguments }] : [],
+    ),
+  };
+}
+const floorWorker = await createFloorWorker(env, 'bench-bare', { fanOutModelCall });
 
 interface ArborSample {
   /** CPU time of this process (worker, client and fake model) and of the server, from the message until the sub-agents had finished. */
@@ -101,6 +139,7 @@ async function arborFanOut(
   await root.waitUntilIdle({ pollIntervalMs: 20 });
   const start = performance.now();
   const meter = await cpuMeter();
+  capturing = true;
   await root.send(`fanout ${children} ${label}`);
   let allFinished = 0;
   let cpu: CpuReading | undefined;
@@ -117,11 +156,12 @@ async function arborFanOut(
     return allFinished > 0 && snapshot.status === 'idle' && snapshot.queued_messages === 0;
   }, pollMs(children));
   const rootIdle = performance.now() - start;
+  capturing = false;
   const snapshot = await root.snapshot();
   const failed = snapshot.children.filter((child) => child.status !== 'completed').length;
   if (failed > 0) throw new Error(`${failed} sub-agents of ${rootId} did not complete`);
   const trouble = await historyTrouble(env.client, rootId, started.firstExecutionRunId);
-  const timeline = await parentTimeline(env.client, rootId, started.firstExecutionRunId, 'userMessage', 'subAgentFinished');
+  const timeline = await parentTimeline(env.client, rootId, started.firstExecutionRunId, 'sendMessage', 'subAgentFinished');
   await env.client.workflow.getHandle(rootId).terminate();
   return {
     cpu: cpu!,
@@ -134,25 +174,28 @@ async function arborFanOut(
   };
 }
 
+/** The floor's sample, sending the model requests of Arbor's sample `label`. */
 async function floorFanOut(children: number, label: string) {
   const parent = await env.client.workflow.start('bareFanOutWorkflow', { taskQueue: 'bench-bare', workflowId: `bare-fanout-${label}` });
   await waitFor(async () => (await parent.describe()).historyLength >= 4, 5);
   const start = performance.now();
   const meter = await cpuMeter();
-  await parent.signal(bareFanOutSignal, { text: `fanout ${children}`, children });
+  await parent.executeUpdate(bareFanOutUpdate, { args: [{ run: label, children }] });
   await waitFor(async () => (await parent.query(bareFinishedChildrenQuery)) === children, pollMs(children));
   const elapsed = performance.now() - start;
   const cpu = await meter.read();
-  const timeline = await parentTimeline(env.client, parent.workflowId, parent.firstExecutionRunId, 'bareFanOut', 'bareChildFinished');
+  const timeline = await parentTimeline(env.client, parent.workflowId, parent.firstExecutionRunId, 'bareFanOut', 'bareChildReport');
   await parent.terminate();
+  captured.delete(label);
   return { ms: timeline.last_report_ms, seen_ms: elapsed, cpu, timeline };
 }
 
 const results = await arborWorker.runUntil(() =>
   floorWorker.runUntil(async () => {
     // Warm-up: one small fan-out of each.
-    await arborFanOut(10, `warmup-${Date.now()}`);
-    await floorFanOut(10, `warmup-${Date.now()}`);
+    const warmUp = `warmup-${Date.now()}`;
+    await arborFanOut(10, warmUp);
+    await floorFanOut(10, warmUp);
     const out = [];
     for (const step of plan) {
       const arbor: ArborSample[] = [];
@@ -160,11 +203,12 @@ const results = await arborWorker.runUntil(() =>
       const trouble = [];
       for (let i = 0; i < step.samples; i++) {
         console.log(`fan-out of ${step.children}: sample ${i + 1} of ${step.samples}`);
-        const { trouble: rootTrouble, ...sample } = await arborFanOut(step.children, `${step.children}-${i}-${Date.now()}`);
+        const label = `${step.children}-${i}-${Date.now()}`;
+        const { trouble: rootTrouble, ...sample } = await arborFanOut(step.children, label);
         arbor.push(sample);
         trouble.push(rootTrouble);
         await sleep(500);
-        floor.push(await floorFanOut(step.children, `${step.children}-${i}-${Date.now()}`));
+        floor.push(await floorFanOut(step.children, label));
         await sleep(500);
       }
       const allFinished = summary(arbor.map((sample) => sample.all_finished_ms));
@@ -224,7 +268,7 @@ console.table(
 );
 for (const row of results) {
   console.log(
-    `B4 fan-out of ${row.children}: ${row.ratio_p50}x the floor at p50 (target 1.2x: ${verdict(row.ratio_p50 <= 1.2)}); ${row.ms_per_child.arbor} ms per sub-agent, ` +
+    `B4 fan-out of ${row.children}: ${row.ratio_p50}x the floor at p50 (target 1.10x: ${verdict(row.ratio_p50 <= 1.1)}); ${row.ms_per_child.arbor} ms per sub-agent, ` +
       `floor ${row.ms_per_child.floor} ms per child; worker CPU ${row.worker_cpu_ms_per_child.arbor} ms per sub-agent, floor ${row.worker_cpu_ms_per_child.floor} ms; ` +
       `server CPU ${row.server_cpu_ms_per_child.arbor} ms per sub-agent, floor ${row.server_cpu_ms_per_child.floor} ms`,
   );

@@ -126,12 +126,14 @@ export interface FloorModelReply {
   tool_calls: { id: string; name: string; arguments: string }[];
 }
 
-const { floorModelCall } = proxyActivities<{ floorModelCall(input: FloorModelCallInput): Promise<FloorModelReply> }>({
-  // Arbor's model-call options.
+/** Arbor's model-call options. */
+const modelCallOptions = {
   startToCloseTimeout: '5 minutes',
   heartbeatTimeout: '15 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 10 },
-});
+} as const;
+
+const { floorModelCall } = proxyActivities<{ floorModelCall(input: FloorModelCallInput): Promise<FloorModelReply> }>(modelCallOptions);
 
 export interface BareHostToolInput {
   /** The host tool's catalogue entry: its calls are scheduled with its options, as a session schedules them. */
@@ -208,58 +210,81 @@ export async function bareHostToolWorkflow(input: BareHostToolInput): Promise<vo
 
 /* ---------- B4: fan-out to child workflows (bench/fan-out.ts) ---------- */
 
-export const bareFanOutSignal = defineSignal<[{ text: string; children: number }]>('bareFanOut');
+/** A message as an update that returns once it is queued, as the SDK sends a session its messages (`sendMessage`). */
+export const bareFanOutUpdate = defineUpdate<number, [{ run: string; children: number }]>('bareFanOut');
 export const bareFinishedChildrenQuery = defineQuery<number>('bareFinishedChildren');
 /** From a child to its parent as it ends, as a sub-agent tells its parent session. */
 export const bareChildFinishedSignal = defineSignal<[string]>('bareChildFinished');
 
+/** What a fan-out child tells its parent as it ends: what a sub-agent's `subAgentFinished` signal carries. */
+export interface BareChildReport {
+  sub_session_id: string;
+  status: 'completed';
+  final_message: string;
+}
+export const bareChildReportSignal = defineSignal<[BareChildReport]>('bareChildReport');
+
+/**
+ * A model call of the fan-out floor: which sample it belongs to, who makes it (the root, or child `child`) and the
+ * root's step, so that the activity sends the request Arbor's session sent for the same call.
+ */
+export interface FanOutModelCallInput {
+  run: string;
+  child?: number;
+  step: number;
+}
+
+const { fanOutModelCall } = proxyActivities<{ fanOutModelCall(input: FanOutModelCallInput): Promise<FloorModelReply> }>(modelCallOptions);
+
 /**
  * A parent that, per message, makes a model call, starts that many child workflows at once, and makes a model call
- * when they have started. Each child ends by signalling the parent, which counts it and, per batch of such signals,
- * makes a model call: the work Arbor does to tell its model that sub-agents have finished.
+ * when they have started. Each child ends by telling the parent its final message, which the parent keeps and, per
+ * batch of such reports, makes a model call: the work Arbor does to tell its model that sub-agents have finished.
  */
 export async function bareFanOutWorkflow(): Promise<void> {
-  const inbox: { text: string; children: number }[] = [];
-  let finished = 0;
+  const inbox: { run: string; children: number }[] = [];
+  const reports: BareChildReport[] = [];
   let unannounced = 0;
-  setHandler(bareFanOutSignal, (message) => void inbox.push(message));
-  setHandler(bareFinishedChildrenQuery, () => finished);
-  setHandler(bareChildFinishedSignal, () => {
-    finished += 1;
+  setHandler(bareFanOutUpdate, (message) => inbox.push(message));
+  setHandler(bareFinishedChildrenQuery, () => reports.length);
+  setHandler(bareChildReportSignal, (report) => {
+    reports.push(report);
     unannounced += 1;
   });
   const { workflowId } = workflowInfo();
   for (let round = 0; ; round++) {
     await condition(() => inbox.length > 0);
-    const message = inbox.shift()!;
-    const target = finished + message.children;
-    await bareModelCall(message.text);
+    const { run, children } = inbox.shift()!;
+    const target = reports.length + children;
+    let step = 0;
+    await fanOutModelCall({ run, step: step++ });
     const handles = await Promise.all(
-      Array.from({ length: message.children }, (_, index) =>
-        startChild(bareChildWorkflow, {
+      Array.from({ length: children }, (_, index) =>
+        startChild(bareReportingChildWorkflow, {
           workflowId: `${workflowId}.${round}.${index}`,
-          args: [`${message.text} child ${index}`],
+          args: [{ run, child: index, step: 0 }],
           parentClosePolicy: ParentClosePolicy.ABANDON,
         }),
       ),
     );
     const ended = Promise.all(handles.map((handle) => handle.result()));
-    await bareModelCall(`${message.text}: started ${handles.length}`);
-    while (finished < target || unannounced > 0) {
+    await fanOutModelCall({ run, step: step++ });
+    while (reports.length < target || unannounced > 0) {
       await condition(() => unannounced > 0);
-      const batch = unannounced;
       unannounced = 0;
-      await bareModelCall(`${message.text}: ${batch} finished`);
+      await fanOutModelCall({ run, step: step++ });
     }
     await ended;
   }
 }
 
-/** A child that makes one model call, tells its parent, and ends. */
-export async function bareChildWorkflow(text: string): Promise<string> {
-  const answer = await bareModelCall(text);
-  await tellParent();
-  return answer;
+/** A child that makes one model call, tells its parent its answer, and ends with it. */
+export async function bareReportingChildWorkflow(input: FanOutModelCallInput): Promise<BareChildReport> {
+  const reply = await fanOutModelCall(input);
+  const report: BareChildReport = { sub_session_id: workflowInfo().workflowId, status: 'completed', final_message: reply.content ?? '' };
+  const parent = workflowInfo().parent;
+  if (parent) await getExternalWorkflowHandle(parent.workflowId).signal(bareChildReportSignal, report);
+  return report;
 }
 
 async function tellParent(): Promise<void> {

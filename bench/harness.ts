@@ -486,7 +486,7 @@ export async function cancellationSpanInHistory(client: Client, workflowId: stri
 /**
  * Where a parent's time went, as the server recorded it over all its runs (measuring this way adds no work to the
  * worker being measured): when its last child had started and when the last child's report arrived, in milliseconds
- * from the first signal named `from`; and its slowest workflow task (started to completed).
+ * from the first signal or accepted update named `from`; and its slowest workflow task (started to completed).
  */
 export async function parentTimeline(client: Client, workflowId: string, firstRunId: string, from: string, report: string) {
   let origin: number | undefined;
@@ -497,7 +497,10 @@ export async function parentTimeline(client: Client, workflowId: string, firstRu
   for await (const events of runHistories(client, workflowId, firstRunId)) {
     for (const event of events) {
       const at = eventTimeMs(event);
-      if (event.workflowExecutionSignaledEventAttributes?.signalName === from) origin ??= at;
+      const message =
+        event.workflowExecutionSignaledEventAttributes?.signalName ??
+        event.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name;
+      if (message === from) origin ??= at;
       if (origin === undefined) continue;
       if (event.childWorkflowExecutionStartedEventAttributes) lastChildStarted = at - origin;
       if (event.workflowExecutionSignaledEventAttributes?.signalName === report) lastReport = at - origin;
@@ -505,7 +508,7 @@ export async function parentTimeline(client: Client, workflowId: string, firstRu
       if (event.workflowTaskCompletedEventAttributes && taskStarted !== undefined) slowestTask = Math.max(slowestTask, at - taskStarted);
     }
   }
-  if (origin === undefined || lastReport === 0) throw new Error(`no ${from} then ${report} signals in the history of ${workflowId}`);
+  if (origin === undefined || lastReport === 0) throw new Error(`no ${from} then ${report} in the history of ${workflowId}`);
   return {
     last_child_started_ms: Math.round(lastChildStarted),
     last_report_ms: lastReport,
