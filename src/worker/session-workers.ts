@@ -58,6 +58,14 @@ export async function createSessionWorkers(options: SessionWorkersOptions): Prom
   }
 }
 
+/**
+ * An activity learns that it was cancelled (its session stopped) only from the answer to a heartbeat, and the SDK
+ * sends heartbeats at most every 80% of the heartbeat timeout by default: 12 seconds for a model call, during which
+ * a stopped session's provider went on writing, and billing, its answer. Every 2 seconds bounds that, at one
+ * heartbeat call per running activity per 2 seconds.
+ */
+const promptCancellation = { maxHeartbeatThrottleInterval: '2 seconds' } as const;
+
 async function createWorkers(
   options: SessionWorkersOptions,
   ownTools: ReturnType<typeof buildCatalogue>,
@@ -79,12 +87,13 @@ async function createWorkers(
       // MCP tools come and go with their servers' lists: their calls reach the worker's default activity.
       ...(mcp ? { default: mcpToolActivity(mcp) } : {}),
     },
+    ...promptCancellation,
     ...options.workerOptions,
   });
   const toolWorkers: Worker[] = [];
   for (const [queue, activities] of toolQueues) {
     if (queue === taskQueue) continue;
-    toolWorkers.push(await Worker.create({ connection: nativeConnection, namespace, taskQueue: queue, activities }));
+    toolWorkers.push(await Worker.create({ connection: nativeConnection, namespace, taskQueue: queue, activities, ...promptCancellation }));
   }
   return {
     worker,
