@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { inject } from 'vitest';
+import { cliEntry } from './cli-entry.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -10,9 +11,9 @@ export interface ProcessResult {
   stderr: string;
 }
 
-/** Runs the CLI from source and collects its output. */
+/** Runs the CLI (see `cliEntry`) and collects its output. */
 export function runCli(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 60_000, stdin?: string): Promise<ProcessResult> {
-  const child = spawnTs('test/support/cli-main.ts', args, env, stdin !== undefined);
+  const child = spawnNode([...cliEntry(), ...args], env, stdin !== undefined);
   if (stdin !== undefined) child.stdin!.end(stdin);
   return collect(child, timeoutMs);
 }
@@ -27,7 +28,7 @@ export interface RunningCli {
 }
 
 export function startCli(args: string[], env: NodeJS.ProcessEnv = {}): RunningCli {
-  const child = spawnTs('test/support/cli-main.ts', args, env);
+  const child = spawnNode([...cliEntry(), ...args], env);
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -98,7 +99,11 @@ export function isProcessAlive(pid: number): boolean {
 }
 
 function spawnTs(script: string, args: string[], env: NodeJS.ProcessEnv, withStdin = false): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+  return spawnNode(['--import', 'tsx', script, ...args], env, withStdin);
+}
+
+function spawnNode(args: string[], env: NodeJS.ProcessEnv, withStdin = false): ChildProcess {
+  return spawn(process.execPath, args, {
     cwd: root,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, TEMPORAL_CONFIG_FILE: '/nonexistent/arbor-test.toml', ...env },
     stdio: [withStdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { cliEntry } from './cli-entry.js';
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -33,9 +34,7 @@ export class Terminal {
       '-i',
       ...Object.entries(variables).map(([name, value]) => `${name}=${value}`),
       process.execPath,
-      '--import',
-      'tsx',
-      'test/support/cli-main.ts',
+      ...cliEntry(),
       ...args,
     ];
     const script = `${command.map(shellQuote).join(' ')}; echo ${exitMarker}$?; sleep 600`;
