@@ -218,7 +218,7 @@ describe('the workflow store alone', () => {
 });
 
 describe('the PostgreSQL store alone', () => {
-  const save = (owner: string, content: string, key = randomUUID()) =>
+  const save = (owner: string, content: string, key: string = randomUUID()) =>
     database!.write(owner, { op: 'save', session_id: 's', args: { content } }, key);
   const listOf = async (owner: string) =>
     (await database!.read(owner, { op: 'list', args: { limit: 100 } })) as { total: number; memories: MemoryRecord[] };
