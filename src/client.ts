@@ -12,6 +12,7 @@ export type { Answers, AnswerValue, ResolvedAnswer } from './shared/answers.js';
 export type { AnswerReceipt } from './shared/questions.js';
 export type { MemoryRecord } from './shared/tools/memory.js';
 export { MemoryHandle } from './client/memory-handle.js';
+export { memoryStoreFromEnv, type MemoryStoreSettings } from './client/access/memory-store-settings.js';
 export { AutomationsHandle } from './client/automations-handle.js';
 export type { Automation, AutomationRun } from './shared/tools/automations.js';
 export type { TreeEvent, TreeReadOptions } from './client/events/tree-events.js';

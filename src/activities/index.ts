@@ -10,6 +10,7 @@ import { readTranscriptPages } from '../client/access/transcript-pages.js';
 import { createSessionTreeActivities } from './session-tree.js';
 import { createTaskBoardActivities } from './task-board.js';
 import { createMemoryActivities } from './memory.js';
+import type { MemoryStoreAccess } from '../client/access/memory-stores.js';
 import { createAutomationActivities } from './automations.js';
 import { createWebActivities } from './web.js';
 import { createModelCheck } from './known-models.js';
@@ -63,6 +64,8 @@ export interface ActivityDependencies {
   toolSearch?: ToolSearchSettings | false;
   /** The folder of Skill's Markdown files (default: ARBOR_SKILLS_DIR); false or none: Skill is not offered. */
   skillsDir?: string | false;
+  /** The PostgreSQL memory store the worker opened (see memoryStoreFromEnv); none: each owner's memory workflow. */
+  memoryDatabase?: MemoryStoreAccess | undefined;
 }
 
 /** The activities a worker registers, closed over the worker's client and model settings. */
@@ -81,6 +84,7 @@ export function createActivities({
   secretKey = secretKeyFromEnv(),
   toolSearch,
   skillsDir = skillsDirFromEnv(),
+  memoryDatabase,
 }: ActivityDependencies) {
   const toolSearchLimitsOfSessions = toolSearchLimits(toolSearch);
   const currentHostTools = typeof offered === 'function' ? offered : () => offered;
@@ -102,7 +106,7 @@ export function createActivities({
     ...createSessionTreeActivities(client),
     ...createAgentMailbox(client),
     ...createTaskBoardActivities(client),
-    ...createMemoryActivities(client),
+    ...createMemoryActivities(client, memoryDatabase),
     ...createAutomationActivities(client),
     ...createSkillActivities(skillsDir),
     ...createWebActivities({

@@ -1,6 +1,7 @@
 import { Context } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import { createMemoryAccess, type MemoryAccess } from '../client/access/memory.js';
+import type { MemoryStoreAccess } from '../client/access/memory-stores.js';
 import type { ToolReply } from '../shared/tool-reply.js';
 import type { MemoryRead, MemoryWriteRequest } from '../shared/tools/memory.js';
 import { completeLater } from './complete-later.js';
@@ -20,10 +21,11 @@ export interface MemoryWriteSettlement {
 }
 
 /**
- * The memory tools' activities: they reach the owner's memory workflow on the worker's own task queue. Writes are
- * gathered per owner into batches by one access per task queue, and complete asynchronously (see completeLater).
+ * The memory tools' activities. With no database they reach the owner's memory workflow on the worker's own task
+ * queue: writes are gathered per owner into batches by one access per task queue, and complete asynchronously (see
+ * completeLater). With a database (`database`, the PostgreSQL store) each write is one transaction, answered at once.
  */
-export function createMemoryActivities(client: Client) {
+export function createMemoryActivities(client: Client, database?: MemoryStoreAccess) {
   const accesses = new Map<string, MemoryAccess>();
   const access = () => {
     const { taskQueue } = Context.current().info;
@@ -33,14 +35,16 @@ export function createMemoryActivities(client: Client) {
   };
   return {
     async writeMemory({ owner, update_id, request }: MemoryWriteCall): Promise<ToolReply<unknown>> {
+      if (database) return database.write(owner, request, update_id);
       return completeLater(client, access().write(owner, request, update_id));
     },
     /** Whether a write whose activity failed was applied after all; if not, it never will be. */
     async settleMemoryWrite({ owner, update_id, reason }: MemoryWriteSettlement): Promise<ToolReply<unknown>> {
+      if (database) return database.abandon(owner, update_id, reason);
       return completeLater(client, access().abandon(owner, update_id, reason));
     },
     async readMemory({ owner, request }: { owner: string; request: MemoryRead }): Promise<ToolReply<unknown>> {
-      return { ok: true, result: await access().read(owner, request) };
+      return { ok: true, result: await (database ?? access()).read(owner, request) };
     },
   };
 }

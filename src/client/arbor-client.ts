@@ -10,6 +10,8 @@ import { identityAtStart, namespaceHasIdentityAttributes } from './start-with-id
 import { SessionHandle, type SessionHandleOptions } from './session-handle.js';
 import { checkQueryTimeout } from './access/query-failures.js';
 import { MemoryHandle } from './memory-handle.js';
+import { checkMemoryStore, memoryStoreFromEnv, type MemoryStoreSettings } from './access/memory-store-settings.js';
+import { openMemoryStore, type MemoryStoreAccess } from './access/memory-stores.js';
 import { AutomationsHandle } from './automations-handle.js';
 import { defaultOwner } from '../shared/tools/memory.js';
 import { isToolName, toolNames } from '../shared/tools/registry.js';
@@ -20,28 +22,42 @@ import { listSessions, sessionOwnerMemoKey, type ListSessionsOptions, type Sessi
 
 export interface ConnectOptions extends ConnectionOverrides, SessionHandleOptions {
   env?: NodeJS.ProcessEnv;
+  /**
+   * Where memories() reads and writes: the same store as the worker's (default: ARBOR_MEMORY_STORE and
+   * ARBOR_MEMORY_DATABASE_URL of `env`, else each owner's memory workflow).
+   */
+  memoryStore?: MemoryStoreSettings;
 }
 
 /** Arbor's client SDK: starts sessions and gets handles to them, over the same connection settings as the worker. */
 export class ArborClient {
   /** Whether sessions start with their identity search attributes: whether the namespace has them, asked once. */
   private identityAttributes: Promise<boolean> | undefined;
+  /** The memory store, opened at the first memories() (undefined: not yet). */
+  private memoryStoreAccess: MemoryStoreAccess | undefined;
 
+  /** `memoryStore`: where memories() goes (default: as the process's environment says, read at the first memories()). */
   constructor(
     readonly temporal: Client,
     readonly taskQueue: string,
     private readonly handleOptions: SessionHandleOptions = {},
+    private readonly memoryStore?: MemoryStoreSettings | (() => MemoryStoreSettings),
   ) {
     checkQueryTimeout(handleOptions.queryTimeoutMs);
   }
 
   static async connect(options: ConnectOptions = {}): Promise<ArborClient> {
-    return ArborClient.fromSettings(loadConnectionSettings(options.env ?? process.env, options), options);
+    const env = options.env ?? process.env;
+    return ArborClient.fromSettings(loadConnectionSettings(env, options), options, options.memoryStore ?? (() => memoryStoreFromEnv(env)));
   }
 
-  static async fromSettings(settings: ConnectionSettings, handleOptions: SessionHandleOptions = {}): Promise<ArborClient> {
+  static async fromSettings(
+    settings: ConnectionSettings,
+    handleOptions: SessionHandleOptions = {},
+    memoryStore?: MemoryStoreSettings | (() => MemoryStoreSettings),
+  ): Promise<ArborClient> {
     checkQueryTimeout(handleOptions.queryTimeoutMs);
-    return new ArborClient(await connectClient(settings), settings.taskQueue, handleOptions);
+    return new ArborClient(await connectClient(settings), settings.taskQueue, handleOptions, memoryStore);
   }
 
   /** Starts a root session and returns its handle; the session id is a new UUID. */
@@ -105,7 +121,7 @@ export class ArborClient {
 
   /** The memories of an owner (default `default`), shared by all the owner's sessions. */
   memories(owner = defaultOwner): MemoryHandle {
-    return new MemoryHandle(owner, this.temporal, this.taskQueue);
+    return new MemoryHandle(owner, this.temporal, this.taskQueue, this.memoryAccess());
   }
 
   /** The automations of an owner (default `default`): scheduled runs, each a new session. */
@@ -114,6 +130,28 @@ export class ArborClient {
   }
 
   async close(): Promise<void> {
+    await this.closeMemoryStore();
     await this.temporal.connection.close();
+  }
+
+  /** Closes the database connections memories() opened, if any, and leaves the Temporal connection open. */
+  async closeMemoryStore(): Promise<void> {
+    const access = this.memoryStoreAccess;
+    this.memoryStoreAccess = undefined;
+    await access?.close();
+  }
+
+  private memoryAccess(): MemoryStoreAccess {
+    if (!this.memoryStoreAccess) {
+      let settings: MemoryStoreSettings;
+      try {
+        const given = typeof this.memoryStore === 'function' ? this.memoryStore() : (this.memoryStore ?? memoryStoreFromEnv());
+        settings = checkMemoryStore(given);
+      } catch (error) {
+        throw new ArborClientError((error as Error).message);
+      }
+      this.memoryStoreAccess = openMemoryStore(settings, this.temporal, this.taskQueue);
+    }
+    return this.memoryStoreAccess;
   }
 }

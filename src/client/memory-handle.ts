@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { ArborClientError } from './errors.js';
 import { checkOwner, parseClientInput } from './input.js';
-import { createMemoryAccess, type MemoryAccess } from './access/memory.js';
+import { createMemoryAccess } from './access/memory.js';
+import type { MemoryStoreAccess } from './access/memory-stores.js';
 import type { ToolReply } from '../shared/tool-reply.js';
 import { deleteMemory, listMemories, saveMemory, searchMemory, updateMemory, type MemoryRecord } from '../shared/tools/memory.js';
 
@@ -11,15 +12,17 @@ const clientWriter = 'client';
 
 /** One owner's memories, from outside any session: what their sessions saved, and the same operations the tools have. */
 export class MemoryHandle {
-  private readonly access: MemoryAccess;
+  private readonly access: Omit<MemoryStoreAccess, 'close'>;
 
+  /** `access`: the store to use (ArborClient.memories() gives its own); default: the owner's memory workflow. */
   constructor(
     readonly owner: string,
     client: Client,
     taskQueue: string,
+    access?: MemoryStoreAccess,
   ) {
     checkOwner(owner);
-    this.access = createMemoryAccess(client, taskQueue);
+    this.access = access ?? createMemoryAccess(client, taskQueue);
   }
 
   /** Newest first, optionally only those with a tag. */
@@ -28,7 +31,7 @@ export class MemoryHandle {
     return (await this.access.read(this.owner, { op: 'list', args })) as { total: number; memories: MemoryRecord[] };
   }
 
-  /** Ranked by relevance (BM25 over content and tags), best first, each with its score. */
+  /** Ranked by relevance (BM25 over content and tags, or PostgreSQL's ts_rank), best first, each with its score. */
   async search(query: string, options: { limit?: number } = {}): Promise<(MemoryRecord & { score: number })[]> {
     const args = parseClientInput(searchMemory.input, { query, ...options });
     return ((await this.access.read(this.owner, { op: 'search', args })) as { results: (MemoryRecord & { score: number })[] }).results;

@@ -5,6 +5,7 @@ import { DefaultLogger, makeTelemetryFilterString, Runtime, type LogLevel, type 
 import type { ModelSettings } from '../activities/model-settings.js';
 import type { WebFetchSettings } from '../activities/web-fetch-settings.js';
 import type { ToolSearchSettings } from '../activities/tool-search-settings.js';
+import { checkMemoryStore, type MemoryStoreSettings } from '../client/access/memory-store-settings.js';
 import { ArborClient } from '../client/arbor-client.js';
 import type { SessionHandle } from '../client/session-handle.js';
 import type { SessionOptions } from '../shared/session.js';
@@ -65,6 +66,8 @@ export interface TestArborOptions {
   toolSearch?: ToolSearchSettings | false;
   /** A folder of skills for the Skill tool, as `createArborWorker({ skillsDir })` (default: none, no Skill tool). */
   skillsDir?: string;
+  /** Where memories are kept, for the worker and `client.memories()`, as `createArborWorker({ memoryStore })` (default: the workflow store). */
+  memoryStore?: MemoryStoreSettings;
   /** How long the helpers wait by default, in wall-clock milliseconds (default 30,000). */
   waitTimeoutMs?: number;
   /** Extra Worker options (a smaller workflow cache, say). */
@@ -110,6 +113,7 @@ export async function createTestArbor(options: TestArborOptions = {}): Promise<T
   const scripted =
     options.model instanceof ScriptedModel || options.model === undefined ? (options.model ?? new ScriptedModel()) : undefined;
   const cleanups: (() => Promise<void>)[] = [];
+  const memoryStore = options.memoryStore ?? { kind: 'workflow' };
   const cleanUp = async () => {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => {});
   };
@@ -132,6 +136,7 @@ export async function createTestArbor(options: TestArborOptions = {}): Promise<T
       searchAttributes,
       workflowBundlePath: bundlePath,
       workerOptions: options.workerOptions,
+      memoryStore: checkMemoryStore(memoryStore),
       activities: {
         search: { engines: [] },
         webFetch: options.webFetch === true ? {} : (options.webFetch ?? false),
@@ -148,7 +153,8 @@ export async function createTestArbor(options: TestArborOptions = {}): Promise<T
       workers.shutdown();
       await running;
     });
-    const client = new ArborClient(env.client, taskQueue);
+    const client = new ArborClient(env.client, taskQueue, {}, memoryStore);
+    cleanups.push(() => client.closeMemoryStore());
     log(`worker polling ${taskQueue}`);
     return new RunningTestArbor(env, scripted, options.waitTimeoutMs ?? 30_000, client, taskQueue, cleanUp, () => workers.mcpStatus());
   } catch (error) {

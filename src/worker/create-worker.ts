@@ -11,6 +11,7 @@ import { webFetchFromEnv, type WebFetchSettings } from '../activities/web-fetch-
 import { toolSearchLimits, type ToolSearchSettings } from '../activities/tool-search-settings.js';
 import { checkMcpServers, mcpServersFromEnv, type McpServersConfig } from '../mcp/config.js';
 import type { McpServerStatus } from '../mcp/mcp-servers.js';
+import { checkMemoryStore, memoryStoreFromEnv, type MemoryStoreSettings } from '../client/access/memory-store-settings.js';
 
 export interface ArborWorkerOptions {
   connection?: ConnectionSettings;
@@ -57,6 +58,13 @@ export interface ArborWorkerOptions {
   mcpServers?: McpServersConfig;
   /** Where lines about the MCP servers go (default: stderr). */
   log?: (line: string) => void;
+  /**
+   * Where owners' memories are kept: `{ kind: 'workflow' }` (one workflow per owner, at most 250 memories) or
+   * `{ kind: 'postgres', databaseUrl, maxMemoriesPerOwner? }` (README "Memory in PostgreSQL"). Default:
+   * ARBOR_MEMORY_STORE, ARBOR_MEMORY_DATABASE_URL and ARBOR_MEMORY_MAX_PER_OWNER, else the workflow store. A bad
+   * setting throws before anything connects; a database that cannot be reached fails the worker's start.
+   */
+  memoryStore?: MemoryStoreSettings;
 }
 
 export interface ArborWorker {
@@ -84,6 +92,7 @@ export async function createArborWorker(options: ArborWorkerOptions = {}): Promi
   // Checked before anything connects: a bad limit (option or environment variable) throws here.
   toolSearchLimits(options.toolSearch);
   const mcpServers = options.mcpServers === undefined ? mcpServersFromEnv() : checkMcpServers(options.mcpServers);
+  const memoryStore = options.memoryStore === undefined ? memoryStoreFromEnv() : checkMemoryStore(options.memoryStore);
   const webFetch = options.webFetch === undefined ? webFetchFromEnv() : options.webFetch === true ? {} : options.webFetch;
   const clientConnection = await Connection.connect(settings.connectionOptions as Parameters<typeof Connection.connect>[0]);
   let nativeConnection: NativeConnection | undefined;
@@ -104,6 +113,7 @@ export async function createArborWorker(options: ArborWorkerOptions = {}): Promi
       searchAttributes,
       workflowBundlePath: options.workflowBundlePath,
       workerOptions: options.workerOptions,
+      memoryStore,
       activities: {
         automationDisallowedTools,
         webFetch,

@@ -9,6 +9,8 @@ import type { McpServersConfig } from '../mcp/config.js';
 import { liveCatalogue } from '../mcp/live-catalogue.js';
 import { McpServers, type McpServerStatus } from '../mcp/mcp-servers.js';
 import { mcpToolActivity } from '../mcp/tool-activity.js';
+import { openPostgresMemoryStore, type MemoryStoreAccess } from '../client/access/memory-stores.js';
+import type { MemoryStoreSettings } from '../client/access/memory-store-settings.js';
 import { prebuiltWorkflowBundlePath, workflowSourceWorkerOptions } from './workflow-code.js';
 
 export interface SessionWorkersOptions {
@@ -26,7 +28,9 @@ export interface SessionWorkersOptions {
   workflowBundlePath?: string | undefined;
   workerOptions?: Partial<WorkerOptions> | undefined;
   /** Activity settings otherwise read from the worker's environment (search engines, question timeout...). */
-  activities?: Partial<Omit<ActivityDependencies, 'client' | 'model' | 'searchAttributes' | 'hostTools'>>;
+  activities?: Partial<Omit<ActivityDependencies, 'client' | 'model' | 'searchAttributes' | 'hostTools' | 'memoryDatabase'>>;
+  /** Where memories are kept (checked with checkMemoryStore; default: the workflow store). A database is reached here, closed by run(). */
+  memoryStore?: MemoryStoreSettings | undefined;
 }
 
 export interface SessionWorkers {
@@ -48,12 +52,14 @@ export async function createSessionWorkers(options: SessionWorkersOptions): Prom
   const toolQueues = hostToolActivities(options.tools, options.taskQueue);
   const bundlePath = options.workflowBundlePath ?? prebuiltWorkflowBundlePath();
   const log = options.log ?? (() => {});
-  const mcp =
-    options.mcpServers && Object.keys(options.mcpServers).length > 0 ? await McpServers.start(options.mcpServers, log) : undefined;
+  const memoryDatabase = await openMemoryDatabase(options.memoryStore);
+  let mcp: McpServers | undefined;
   try {
-    return await createWorkers(options, ownTools, toolQueues, bundlePath, mcp, log);
+    mcp = options.mcpServers && Object.keys(options.mcpServers).length > 0 ? await McpServers.start(options.mcpServers, log) : undefined;
+    return await createWorkers(options, ownTools, toolQueues, bundlePath, mcp, log, memoryDatabase);
   } catch (error) {
     await mcp?.close();
+    await memoryDatabase?.close();
     throw error;
   }
 }
@@ -73,6 +79,7 @@ async function createWorkers(
   bundlePath: string | undefined,
   mcp: McpServers | undefined,
   log: (line: string) => void,
+  memoryDatabase: MemoryStoreAccess | undefined,
 ): Promise<SessionWorkers> {
   const { client, nativeConnection, namespace, taskQueue } = options;
   const hostTools = liveCatalogue(ownTools, mcp, log);
@@ -82,7 +89,14 @@ async function createWorkers(
     taskQueue,
     ...(bundlePath ? { workflowBundle: { codePath: bundlePath } } : workflowSourceWorkerOptions()),
     activities: {
-      ...createActivities({ ...options.activities, client, model: options.model, searchAttributes: options.searchAttributes, hostTools }),
+      ...createActivities({
+        ...options.activities,
+        client,
+        model: options.model,
+        searchAttributes: options.searchAttributes,
+        hostTools,
+        memoryDatabase,
+      }),
       ...toolQueues.get(taskQueue),
       // MCP tools come and go with their servers' lists: their calls reach the worker's default activity.
       ...(mcp ? { default: mcpToolActivity(mcp) } : {}),
@@ -107,12 +121,14 @@ async function createWorkers(
         })
         .catch(async (error: unknown) => {
           await mcp?.close();
+          await memoryDatabase?.close();
           throw error;
         });
       try {
         await Promise.all(tools);
       } finally {
         await mcp?.close();
+        await memoryDatabase?.close();
       }
     },
     mcpStatus: () => mcp?.status() ?? [],
@@ -120,4 +136,19 @@ async function createWorkers(
       if (worker.getState() === 'RUNNING') worker.shutdown();
     },
   };
+}
+
+/** The PostgreSQL store, reached and its schema created before the worker starts, so a wrong URL fails at once. */
+async function openMemoryDatabase(settings: MemoryStoreSettings | undefined): Promise<MemoryStoreAccess | undefined> {
+  if (settings?.kind !== 'postgres') return undefined;
+  const store = openPostgresMemoryStore(settings);
+  try {
+    await store.ready();
+  } catch (error) {
+    await store.close();
+    throw new Error(`Cannot reach the memory database (memoryStore, ARBOR_MEMORY_DATABASE_URL): ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+  return store;
 }

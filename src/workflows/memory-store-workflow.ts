@@ -11,21 +11,12 @@ import {
 import { memoryReadQuery, memoryWritesUpdate, memoryWriteUpdate } from '../shared/messages.js';
 import { batchShapeError, refuseBatch } from '../shared/write-batches.js';
 import { applyWriteBatch } from './write-batches.js';
-import {
-  deleteMemory,
-  listMemories,
-  saveMemory,
-  searchMemory,
-  updateMemory,
-  type MemoryRead,
-  type MemoryWriteRequest,
-} from '../shared/tools/memory.js';
+import { parseMemoryRead as parseRead, parseMemoryWrite as parseWrite } from '../shared/memory-requests.js';
 import { MemoryStore } from './memory-store.js';
 import { memoryStoreInputProblem } from '../shared/memory-store-input.js';
 import { invalidMemoryStoreInputType } from '../shared/session-input.js';
 import type { MemoryStoreInput, MemoryStoreWorkflow } from '../shared/workflow-types.js';
 import { RecentReplies } from './recent-replies.js';
-import type { ToolReply } from '../shared/tool-reply.js';
 
 /** Writes per run before the store continues as new, keeping each run's history short. */
 const writesPerRun = 500;
@@ -88,20 +79,3 @@ export const memoryStoreWorkflow = (async (input: MemoryStoreInput): Promise<voi
   await condition(allHandlersFinished);
   await continueAsNew<typeof memoryStoreWorkflow>({ owner: input.owner, carried: store.carry(), recent_writes: recent.carry() });
 }) satisfies MemoryStoreWorkflow;
-
-const writeTools = { save: saveMemory, update: updateMemory, delete: deleteMemory } as const;
-
-function parseWrite(request: MemoryWriteRequest): ToolReply<MemoryWriteRequest> {
-  const schema = writeTools[request?.op as keyof typeof writeTools]?.input;
-  if (!schema || typeof request.session_id !== 'string')
-    return { ok: false, error: 'A memory write is {op: save|update|delete, session_id, args}.' };
-  const parsed = schema.safeParse(request.args);
-  if (!parsed.success)
-    return { ok: false, error: `Invalid ${request.op} arguments: ${parsed.error.issues.map((issue) => issue.message).join('; ')}` };
-  return { ok: true, result: { ...request, args: parsed.data } as MemoryWriteRequest };
-}
-
-function parseRead(request: MemoryRead): MemoryRead {
-  if (request?.op === 'search') return { op: 'search', args: searchMemory.input.parse(request.args) };
-  return { op: 'list', args: listMemories.input.parse(request?.args ?? {}) };
-}

@@ -1,6 +1,13 @@
 import MiniSearch from 'minisearch';
 import type { ToolReply } from '../shared/tool-reply.js';
-import { maxMemoriesPerOwner, type MemoryRead, type MemoryRecord, type MemoryWriteRequest } from '../shared/tools/memory.js';
+import {
+  fullMemoryStoreError,
+  maxMemoriesPerOwner,
+  unknownMemoryError,
+  type MemoryRead,
+  type MemoryRecord,
+  type MemoryWriteRequest,
+} from '../shared/tools/memory.js';
 import type { CarriedMemories } from '../shared/workflow-types.js';
 
 /**
@@ -25,10 +32,7 @@ export class MemoryStore {
     switch (request.op) {
       case 'save': {
         if (this.memories.length >= maxMemoriesPerOwner) {
-          return {
-            ok: false,
-            error: `This user already has ${maxMemoriesPerOwner} memories, the most allowed: update or delete old ones first.`,
-          };
+          return { ok: false, error: fullMemoryStoreError(maxMemoriesPerOwner) };
         }
         const memory: MemoryRecord = {
           memory_id: `mem-${this.nextId++}`,
@@ -45,7 +49,7 @@ export class MemoryStore {
       }
       case 'update': {
         const memory = this.find(request.args.memory_id);
-        if (!memory) return { ok: false, error: `No memory ${request.args.memory_id}; listMemories or searchMemory give the ids.` };
+        if (!memory) return { ok: false, error: unknownMemoryError(request.args.memory_id) };
         const updated: string[] = [];
         if (request.args.content !== undefined && request.args.content !== memory.content) {
           memory.content = request.args.content;
@@ -64,7 +68,7 @@ export class MemoryStore {
       }
       case 'delete': {
         const memory = this.find(request.args.memory_id);
-        if (!memory) return { ok: false, error: `No memory ${request.args.memory_id}; listMemories or searchMemory give the ids.` };
+        if (!memory) return { ok: false, error: unknownMemoryError(request.args.memory_id) };
         this.memories = this.memories.filter((other) => other !== memory);
         this.index = undefined;
         return { ok: true, result: { memory_id: memory.memory_id, deleted: true } };

@@ -12,6 +12,8 @@ const postgresRoot = '/usr/lib/postgresql';
 export interface TestPostgres {
   /** Runs SQL with psql; resolves with what it printed, or rejects with psql's error. */
   sql(statement: string): Promise<string>;
+  /** A libpq connection string for clients such as `pg`: the postgres superuser over the socket, database postgres. */
+  connectionString: string;
   stop(): Promise<void>;
 }
 
@@ -48,6 +50,7 @@ export async function startPostgres(): Promise<TestPostgres> {
   await asPostgres('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync']);
   await asPostgres('pg_ctl', ['-D', data, '-w', '-l', join(dir, 'log'), '-o', `-k ${dir} -c listen_addresses= -c fsync=off`, 'start']);
   return {
+    connectionString: `postgresql://postgres@${encodeURIComponent(dir)}/postgres`,
     async sql(statement) {
       const { stdout } = await run(join(bin, 'psql'), ['-h', dir, '-U', 'postgres', '-v', 'ON_ERROR_STOP=1', '-qtA', '-c', statement]);
       return stdout.trim();

@@ -7,6 +7,11 @@ export const maxMemoryLength = 4_000;
 export const maxMemoriesPerOwner = 250;
 export const maxTags = 10;
 
+/** The refusals both memory stores give, word for word. */
+export const unknownMemoryError = (memoryId: string) => `No memory ${memoryId}; listMemories or searchMemory give the ids.`;
+export const fullMemoryStoreError = (cap: number) =>
+  `This user already has ${cap} memories, the most allowed: update or delete old ones first.`;
+
 const memoryId = () => z.string().trim().min(1).max(40).describe('A memory id from saveMemory, listMemories or searchMemory');
 const content = () =>
   z
