@@ -61,9 +61,10 @@ describe('tree walks when visibility misses members of a tree (dev server)', () 
       )
       .forInstruction(`leaf ${tag}`, toolCall('wait', { seconds: 3600, reason: 'leaf' }));
     const session = await arbor.startSession({ profile: 'all', instruction: `root ${tag}`, title: `Root ${tag}` });
+    // The SDK's tree lists all four (walking each member's own record), and each member sleeps.
     let ids: Record<string, string> = {};
     await waitUntil(async () => {
-      const tree: TreeJson = JSON.parse((await runCli(['tree', session.id, '--json'], env)).stdout);
+      const tree = (await session.tree()) as TreeJson;
       ids = Object.fromEntries(flatten(tree).map((node) => [node.title.startsWith('Root') ? 'Root' : node.title, node.session_id]));
       if (Object.keys(ids).length !== 4) return false;
       const sleeping = await Promise.all(
