@@ -201,6 +201,21 @@ cmd_start() {
     wait_port "$(grpc_port "$service")" || die "$service did not open port $(grpc_port "$service"); see $DIR/logs/$service.log"
     log "$service running (pid $(cat "$DIR/$service.pid"), gRPC 127.0.0.1:$(grpc_port "$service"))"
   done
+  # An open port is not a served request: wait until the frontend answers for the whole cluster.
+  if command -v "$TEMPORAL_CLI" >/dev/null; then wait_healthy; fi
+}
+
+wait_healthy() {
+  local tries=0
+  until temporal_cli operator cluster health >/dev/null 2>&1 &&
+    temporal_cli workflow list --namespace "$NAMESPACE" --limit 1 >/dev/null 2>&1; do
+    tries=$((tries + 1))
+    # The namespace does not exist before the first `register`: health alone is enough then.
+    if [ "$tries" -ge 10 ] && temporal_cli operator cluster health >/dev/null 2>&1 &&
+      ! temporal_cli operator namespace describe --namespace "$NAMESPACE" >/dev/null 2>&1; then return; fi
+    [ "$tries" -ge 180 ] && die "the cluster did not become healthy; see $DIR/logs"
+    sleep 1
+  done
 }
 
 cmd_stop() {
@@ -244,6 +259,14 @@ cmd_register() {
   for attribute in ArborRootSessionId:Keyword ArborParentSessionId:Keyword ArborStatus:Keyword ArborTitle:Text; do
     grep -q "${attribute%%:*}" <<<"$existing" && continue
     temporal_cli operator search-attribute create --namespace "$NAMESPACE" --name "${attribute%%:*}" --type "${attribute##*:}" >/dev/null
+  done
+  # Frontends cache a namespace's search attributes: wait until a query naming them is accepted.
+  tries=0
+  until temporal_cli workflow list --namespace "$NAMESPACE" --limit 1 \
+    --query "ArborRootSessionId = 'x' AND ArborParentSessionId IS NULL AND ArborStatus = 'idle'" >/dev/null 2>&1; do
+    tries=$((tries + 1))
+    [ "$tries" -ge 120 ] && die "the search attributes are not usable; see $DIR/logs/frontend.log"
+    sleep 1
   done
   log "namespace $NAMESPACE and Arbor's search attributes are ready at 127.0.0.1:$BASE"
 }

@@ -20,6 +20,19 @@ interface TreeJson {
 const flatten = (node: TreeJson): TreeJson[] => [node, ...node.children.flatMap(flatten)];
 const log = (line: string) => console.log(`[cluster] ${line}`);
 
+/** Tries `operation` until it succeeds (a cluster just restarted may refuse a first request), for up to `timeoutMs`. */
+async function untilAccepted<T>(operation: () => Promise<T>, timeoutMs = 120_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await operation();
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+    }
+  }
+}
+
 /**
  * Arbor on a multi-service Temporal cluster (PostgreSQL persistence and visibility), with three worker processes.
  * Each worker calls the model with a key of its own, so a request tells which worker made it.
@@ -111,8 +124,10 @@ describe('Arbor on a multi-service Temporal cluster on PostgreSQL, with three wo
       await runClusterScript(['restart', ...services], clusterEnv, log);
       log(`restart of ${services.length ? services.join(' ') : 'all services'}: ${((Date.now() - began) / 1000).toFixed(1)} s`);
       const after = `after restart of ${services.join(' ') || 'all'} ${randomUUID()}`;
-      model.script(after, { content: `answered after ${services.join(' ') || 'all'}` });
-      const next = await client.startSession({ instruction: after });
+      // One answer per session a retried start may have started.
+      const answer = { content: `answered after ${services.join(' ') || 'all'}` };
+      model.script(after, answer, answer, answer, answer);
+      const next = await untilAccepted(() => client.startSession({ instruction: after }));
       const snapshot = await next.waitUntilIdle({ timeoutMs: 180_000 });
       expect(snapshot.last_message?.content).toBe(`answered after ${services.join(' ') || 'all'}`);
     }

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { bundleWorkflowCode } from '@temporalio/worker';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, inject, it, type ExpectStatic } from 'vitest';
 import { listSubtree } from '../../src/client/access/tree-listing.js';
 import { workflowBundlerOptions } from '../../src/worker/workflow-code.js';
 import { createTestArbor, ScriptedModel, text, toolCall, type TestArbor } from '../../src/testing.js';
@@ -21,7 +21,8 @@ interface TreeJson {
 const flatten = (node: TreeJson): TreeJson[] => [node, ...node.children.flatMap(flatten)];
 
 /** Sessions whose sub-agent "Unindexed middle" visibility never lists in their tree (see test/support/unindexed-children.ts). */
-describe('tree walks when visibility misses members of a tree (dev server)', () => {
+// The two tests run at once (each tree has its own instructions): their waits overlap.
+describe.concurrent('tree walks when visibility misses members of a tree (dev server)', () => {
   const model = new ScriptedModel();
   let arbor: TestArbor;
   let env: NodeJS.ProcessEnv;
@@ -44,7 +45,7 @@ describe('tree walks when visibility misses members of a tree (dev server)', () 
   });
 
   /** Starts Root -> (Seen, Unindexed middle -> Leaf) and waits until every member sleeps; returns ids by title. */
-  async function treeWithAnUnindexedMember(): Promise<Record<string, string>> {
+  async function treeWithAnUnindexedMember(expect: ExpectStatic): Promise<Record<string, string>> {
     const tag = randomUUID();
     model
       .forInstruction(
@@ -79,8 +80,8 @@ describe('tree walks when visibility misses members of a tree (dev server)', () 
     return ids;
   }
 
-  it('arbor stop stops and reports every member, the ones visibility misses included', { timeout: 150_000 }, async () => {
-    const ids = await treeWithAnUnindexedMember();
+  it('arbor stop stops and reports every member, the ones visibility misses included', { timeout: 150_000 }, async ({ expect }) => {
+    const ids = await treeWithAnUnindexedMember(expect);
     const stopped = JSON.parse((await runCli(['stop', ids.Root!, '--json'], env)).stdout);
     expect(stopped.total_stopped).toBe(4);
     expect(stopped.stopped_sessions.map((entry: { sub_session_id: string }) => entry.sub_session_id).sort()).toEqual(
@@ -93,8 +94,8 @@ describe('tree walks when visibility misses members of a tree (dev server)', () 
   it(
     'after the root is terminated, arbor tree shows it terminated and all below it, and arbor stop stops them all',
     { timeout: 150_000 },
-    async () => {
-      const ids = await treeWithAnUnindexedMember();
+    async ({ expect }) => {
+      const ids = await treeWithAnUnindexedMember(expect);
       await arbor.client.temporal.workflow.getHandle(ids.Root!).terminate('closed from outside');
 
       const tree: TreeJson = JSON.parse((await runCli(['tree', ids.Root!, '--json'], env)).stdout);
