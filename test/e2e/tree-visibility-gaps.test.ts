@@ -80,9 +80,9 @@ describe.concurrent('tree walks when visibility misses members of a tree (dev se
     return ids;
   }
 
-  it('arbor stop stops and reports every member, the ones visibility misses included', { timeout: 150_000 }, async ({ expect }) => {
+  it('arbor stop stops and reports every member, the ones visibility misses included', { timeout: 300_000 }, async ({ expect }) => {
     const ids = await treeWithAnUnindexedMember(expect);
-    const stopped = JSON.parse((await runCli(['stop', ids.Root!, '--json'], env)).stdout);
+    const stopped = JSON.parse((await runCli(['stop', ids.Root!, '--json'], env, 150_000)).stdout);
     expect(stopped.total_stopped).toBe(4);
     expect(stopped.stopped_sessions.map((entry: { sub_session_id: string }) => entry.sub_session_id).sort()).toEqual(
       Object.values(ids).sort(),
@@ -93,12 +93,12 @@ describe.concurrent('tree walks when visibility misses members of a tree (dev se
 
   it(
     'after the root is terminated, arbor tree shows it terminated and all below it, and arbor stop stops them all',
-    { timeout: 150_000 },
+    { timeout: 300_000 },
     async ({ expect }) => {
       const ids = await treeWithAnUnindexedMember(expect);
       await arbor.client.temporal.workflow.getHandle(ids.Root!).terminate('closed from outside');
 
-      const tree: TreeJson = JSON.parse((await runCli(['tree', ids.Root!, '--json'], env)).stdout);
+      const tree: TreeJson = JSON.parse((await runCli(['tree', ids.Root!, '--json'], env, 150_000)).stdout);
       expect(tree.status).toBe('terminated');
       expect(
         flatten(tree)
@@ -106,7 +106,7 @@ describe.concurrent('tree walks when visibility misses members of a tree (dev se
           .sort(),
       ).toEqual(Object.values(ids).sort());
 
-      const stopped = JSON.parse((await runCli(['stop', ids.Root!, '--json'], env)).stdout);
+      const stopped = JSON.parse((await runCli(['stop', ids.Root!, '--json'], env, 150_000)).stdout);
       expect(stopped.stopped_sessions.map((entry: { title: string }) => entry.title).sort()).toEqual(['Leaf', 'Seen', 'Unindexed middle']);
       expect(stopped.total_stopped).toBe(3);
       for (const title of ['Seen', 'Unindexed middle', 'Leaf'])

@@ -107,6 +107,16 @@ export function createSessionTree(client: Client, heartbeat: () => void = () => 
     );
   }
 
+  /** Runs `work`, heartbeating meanwhile: a walk may wait up to a query's deadline for a member that cannot answer. */
+  async function whileBeating<T>(work: () => Promise<T>): Promise<T> {
+    const beating = setInterval(heartbeat, 2_000);
+    try {
+      return await work();
+    } finally {
+      clearInterval(beating);
+    }
+  }
+
   /** Cancels sessions and waits until each has closed; each stops its own sub-agents first. */
   async function cancelAndWait(sessionIds: string[]): Promise<void> {
     const beating = setInterval(heartbeat, 2_000);
@@ -147,7 +157,7 @@ export function createSessionTree(client: Client, heartbeat: () => void = () => 
    * and stops its own subtree, leaves first.
    */
   async function stopBelowClosed(targetId: string, closedAs: string, rootId: string | undefined): Promise<TreeReply<StoppedSessions>> {
-    const walked = await walkSubtree(client, rootId, targetId, snapshotOf);
+    const walked = await whileBeating(() => walkSubtree(client, rootId, targetId, snapshotOf));
     const below = walked.members.slice(1);
     const runs = await Promise.all(
       below.map((member) => (member.listed && member.listed.execution_status !== 'RUNNING' ? false : isRunning(member.session_id))),
@@ -287,7 +297,7 @@ export function createSessionTree(client: Client, heartbeat: () => void = () => 
       }
       if (closedStatuses.includes(target.status)) return { ok: false, error: `Session ${targetId} has already ended (${target.status}).` };
       // Visibility lists the tree in one call, and each member's own record adds what visibility missed (walkSubtree).
-      const walked = await walkSubtree(client, target.root_session_id, targetId, snapshotOf);
+      const walked = await whileBeating(() => walkSubtree(client, target.root_session_id, targetId, snapshotOf));
       const members = walked.members
         .filter((member) =>
           member.listed
