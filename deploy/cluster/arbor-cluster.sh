@@ -70,7 +70,10 @@ cmd_postgres() {
   local bin data="$DIR/postgres/data"
   bin="$(pg_bin)"
   mkdir -p "$DIR/postgres"
-  [ "$(id -u)" = 0 ] && chown postgres:postgres "$DIR/postgres"
+  if [ "$(id -u)" = 0 ]; then
+    chown postgres:postgres "$DIR/postgres"
+    chmod a+x "$DIR" # the postgres user must reach its folder inside
+  fi
   if [ ! -f "$data/PG_VERSION" ]; then
     local pwfile="$DIR/postgres/pw"
     printf '%s\n' "$PG_PASSWORD" >"$pwfile"
