@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 const source = (entry: string) => fileURLToPath(new URL(`./src/${entry}.ts`, import.meta.url));
 
@@ -13,6 +13,8 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts', 'examples/**/*.test.ts'],
+    // The cluster suite runs on its own cluster: npm run test:cluster (vitest.cluster.config.ts).
+    exclude: [...configDefaults.exclude, 'test/cluster/**'],
     // Temporal's native bridge and workers are happier in child processes than in worker threads.
     pool: 'forks',
     globalSetup: ['test/global-setup.ts'],

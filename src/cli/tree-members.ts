@@ -1,6 +1,7 @@
 import type { ArborClient } from '../client/arbor-client.js';
 import { listedStatus, type ListedSessionStatus } from '../client/session-list.js';
 import type { SessionSnapshot } from '../shared/session.js';
+import { listedChildren, listTree, type ListedSession } from '../client/access/tree-listing.js';
 
 /** A session of a tree as its own snapshot tells it (not its parent's record), with its depth and its children. */
 export interface TreeMember {
@@ -15,8 +16,17 @@ export interface TreeMember {
   ended?: ListedSessionStatus;
 }
 
-/** Walks the tree below `sessionId` asking each member for its own live snapshot, and Temporal whether it still runs. */
-export async function readTreeMembers(client: ArborClient, sessionId: string, depth = 0, known?: SessionSnapshot): Promise<TreeMember> {
+/**
+ * Walks the tree below `sessionId` asking each member for its own live snapshot, and Temporal whether it still runs.
+ * Each member's children are those it records joined with those visibility lists under it: either may miss one.
+ */
+export async function readTreeMembers(
+  client: ArborClient,
+  sessionId: string,
+  depth = 0,
+  known?: SessionSnapshot,
+  listing?: ReadonlyMap<string, ListedSession[]>,
+): Promise<TreeMember> {
   const [snapshot, execution] = await Promise.all([
     known ?? client.session(sessionId).snapshot(),
     client.temporal.workflow
@@ -24,7 +34,12 @@ export async function readTreeMembers(client: ArborClient, sessionId: string, de
       .describe()
       .then((description) => description.status.name),
   ]);
-  const children = await Promise.all(snapshot.children.map((child) => readTreeMembers(client, child.sub_session_id, depth + 1)));
+  const byParent = listing ?? listedChildren((await listTree(client.temporal, snapshot.root_session_id)) ?? new Map());
+  const childIds = new Set([
+    ...snapshot.children.map((child) => child.sub_session_id),
+    ...(byParent.get(sessionId) ?? []).map((child) => child.session_id),
+  ]);
+  const children = await Promise.all([...childIds].map((childId) => readTreeMembers(client, childId, depth + 1, undefined, byParent)));
   return { snapshot, depth, children, ...(execution === 'RUNNING' ? {} : { ended: listedStatus(execution, snapshot.status) }) };
 }
 

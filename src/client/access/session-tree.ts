@@ -3,7 +3,8 @@ import { snapshotQuery, userMessageSignal } from '../../shared/messages.js';
 import { closedStatuses, type SessionSnapshot, type SessionStatus } from '../../shared/session.js';
 
 import type { ToolReply } from '../../shared/tool-reply.js';
-import { listSubtree, type ListedSession } from './tree-listing.js';
+import { listedChildren, listSubtree, listTree, type ListedSession } from './tree-listing.js';
+import { walkSubtree, type WalkedSubtree } from './tree-walk.js';
 import { rootSessionIdKey, statusKey } from '../../shared/search-attributes.js';
 import { listedStatus } from '../session-list.js';
 import { boundedQuery } from './query-failures.js';
@@ -106,6 +107,16 @@ export function createSessionTree(client: Client, heartbeat: () => void = () => 
     );
   }
 
+  /** Runs `work`, heartbeating meanwhile: a walk may wait up to a query's deadline for a member that cannot answer. */
+  async function whileBeating<T>(work: () => Promise<T>): Promise<T> {
+    const beating = setInterval(heartbeat, 2_000);
+    try {
+      return await work();
+    } finally {
+      clearInterval(beating);
+    }
+  }
+
   /** Cancels sessions and waits until each has closed; each stops its own sub-agents first. */
   async function cancelAndWait(sessionIds: string[]): Promise<void> {
     const beating = setInterval(heartbeat, 2_000);
@@ -146,16 +157,32 @@ export function createSessionTree(client: Client, heartbeat: () => void = () => 
    * and stops its own subtree, leaves first.
    */
   async function stopBelowClosed(targetId: string, closedAs: string, rootId: string | undefined): Promise<TreeReply<StoppedSessions>> {
-    const listed = rootId ? await listSubtree(client, rootId, targetId) : undefined;
-    const members = listed
-      ? listed.filter((session) => session.session_id !== targetId && session.execution_status === 'RUNNING')
-      : (await subtree(targetId, false)).map(({ session_id, title, parent_session_id }) => ({ session_id, title, parent_session_id }));
+    const walked = await whileBeating(() => walkSubtree(client, rootId, targetId, snapshotOf));
+    const below = walked.members.slice(1);
+    const runs = await Promise.all(
+      below.map((member) => (member.listed && member.listed.execution_status !== 'RUNNING' ? false : isRunning(member.session_id))),
+    );
+    const members = below.filter((_, index) => runs[index]);
     if (members.length === 0)
       return { ok: false, error: `Session ${targetId} has already ended (${closedAs}), and nothing below it is running.` };
     const running = new Set(members.map((member) => member.session_id));
     const orphans = members.filter((member) => !member.parent_session_id || !running.has(member.parent_session_id));
     await cancelAndWait(orphans.map((member) => member.session_id));
-    return { ok: true, result: stoppedIn(await closingsOf(members, listed ? rootId : undefined, targetId, listed)) };
+    return { ok: true, result: stoppedIn(await closingsOf(members, walked.listing ? rootId : undefined, targetId, listedIn(walked))) };
+  }
+
+  async function isRunning(sessionId: string): Promise<boolean> {
+    try {
+      return (await client.workflow.getHandle(sessionId).describe()).status.name === 'RUNNING';
+    } catch (error) {
+      if (error instanceof WorkflowNotFoundError) return false;
+      throw error;
+    }
+  }
+
+  /** The members visibility listed before a stop: one it listed closed had ended before the stop. */
+  function listedIn(walked: WalkedSubtree): ListedSession[] {
+    return walked.members.flatMap((member) => (member.listed ? [member.listed] : []));
   }
 
   /** Every session below `rootId`, walking down through the children each one records. */
@@ -176,10 +203,16 @@ export function createSessionTree(client: Client, heartbeat: () => void = () => 
     return found;
   }
 
-  async function treeOf(sessionId: string): Promise<SessionTreeNode | undefined> {
+  async function treeOf(sessionId: string, listing?: ReadonlyMap<string, ListedSession[]>): Promise<SessionTreeNode | undefined> {
     const snapshot = await snapshotOf(sessionId);
     if (!snapshot) return undefined;
-    const children = await Promise.all(snapshot.children.map((child) => treeOf(child.sub_session_id)));
+    // The children it records, and those visibility lists under it: either may miss one (see walkSubtree).
+    const byParent = listing ?? listedChildren((await listTree(client, snapshot.root_session_id)) ?? new Map());
+    const childIds = new Set([
+      ...snapshot.children.map((child) => child.sub_session_id),
+      ...(byParent.get(sessionId) ?? []).map((child) => child.session_id),
+    ]);
+    const children = await Promise.all([...childIds].map((childId) => treeOf(childId, byParent)));
     return {
       session_id: snapshot.session_id,
       title: snapshot.title,
@@ -191,7 +224,7 @@ export function createSessionTree(client: Client, heartbeat: () => void = () => 
 
   return {
     /** The session and everything below it, closed sessions included. */
-    tree: treeOf,
+    tree: (sessionId: string) => treeOf(sessionId),
 
     /** The active sub-agents of the session's whole tree, every depth, the session's siblings too (not itself). */
     async listSubAgents(sessionId: string): Promise<SubAgentListing[]> {
@@ -263,13 +296,17 @@ export function createSessionTree(client: Client, heartbeat: () => void = () => 
         if (!target) return { ok: false, error: `No session with id ${targetId}.` };
       }
       if (closedStatuses.includes(target.status)) return { ok: false, error: `Session ${targetId} has already ended (${target.status}).` };
-      // Visibility lists the tree in one call; without it (or before it has indexed the target), queries walk it.
-      const listed = await listSubtree(client, target.root_session_id, targetId);
-      const members = listed
-        ? listed.filter((session) => session.execution_status === 'RUNNING')
-        : [target, ...(await subtree(targetId, false))].map(({ session_id, title }) => ({ session_id, title }));
+      // Visibility lists the tree in one call, and each member's own record adds what visibility missed (walkSubtree).
+      const walked = await whileBeating(() => walkSubtree(client, target.root_session_id, targetId, snapshotOf));
+      const members = walked.members
+        .filter((member) =>
+          member.listed
+            ? member.listed.execution_status === 'RUNNING'
+            : member.recorded_status === undefined || !closedStatuses.includes(member.recorded_status),
+        )
+        .map(({ session_id, title }) => ({ session_id, title }));
       await cancelAndWait([targetId]);
-      const closed = await closingsOf(members, listed !== undefined ? target.root_session_id : undefined, targetId, listed);
+      const closed = await closingsOf(members, walked.listing ? target.root_session_id : undefined, targetId, listedIn(walked));
       return { ok: true, result: stoppedIn(closed, await cancelRequestedAt(client, targetId)) };
     },
   };

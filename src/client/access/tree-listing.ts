@@ -13,11 +13,10 @@ export interface ListedSession {
 }
 
 /**
- * The sessions at and below `targetId` in the tree of `rootId`, from one visibility listing (no query reaches a
- * worker). Undefined when visibility does not list the target: a server without Arbor's search attributes (the
- * time-skipping test server) or one that has not indexed it yet. The caller then walks the tree by queries.
+ * Every session visibility lists in the tree of `rootId`, by id, from one listing (no query reaches a worker).
+ * Undefined when visibility cannot answer: a server without Arbor's search attributes (the time-skipping test server).
  */
-export async function listSubtree(client: Client, rootId: string, targetId: string): Promise<ListedSession[] | undefined> {
+export async function listTree(client: Client, rootId: string): Promise<Map<string, ListedSession> | undefined> {
   const listed = new Map<string, ListedSession>();
   try {
     for await (const execution of client.workflow.list({ query: `${rootSessionIdKey.name} = '${escapeQueryValue(rootId)}'` })) {
@@ -32,8 +31,11 @@ export async function listSubtree(client: Client, rootId: string, targetId: stri
   } catch {
     return undefined;
   }
-  const target = listed.get(targetId);
-  if (!target) return undefined;
+  return listed;
+}
+
+/** The listed sessions whose parent is each listed session, by parent id. */
+export function listedChildren(listed: ReadonlyMap<string, ListedSession>): Map<string, ListedSession[]> {
   const children = new Map<string, ListedSession[]>();
   for (const session of listed.values()) {
     if (!session.parent_session_id) continue;
@@ -41,6 +43,19 @@ export async function listSubtree(client: Client, rootId: string, targetId: stri
     if (siblings) siblings.push(session);
     else children.set(session.parent_session_id, [session]);
   }
+  return children;
+}
+
+/**
+ * The sessions at and below `targetId` in the tree of `rootId`, from one visibility listing. Undefined when visibility
+ * does not list the target: a server without Arbor's search attributes or one that has not indexed it yet. Visibility
+ * alone may miss members (one not indexed yet, or never: see walkSubtree, which asks each member for its children).
+ */
+export async function listSubtree(client: Client, rootId: string, targetId: string): Promise<ListedSession[] | undefined> {
+  const listed = await listTree(client, rootId);
+  const target = listed?.get(targetId);
+  if (!listed || !target) return undefined;
+  const children = listedChildren(listed);
   const found = [target];
   for (let index = 0; index < found.length; index++) found.push(...(children.get(found[index]!.session_id) ?? []));
   return found;
