@@ -10,6 +10,7 @@ import { liveCatalogue } from '../mcp/live-catalogue.js';
 import { McpServers, type McpServerStatus } from '../mcp/mcp-servers.js';
 import { mcpToolActivity } from '../mcp/tool-activity.js';
 import { prebuiltWorkflowBundlePath, workflowSourceWorkerOptions } from './workflow-code.js';
+import type { Tracing } from '../tracing/tracing-state.js';
 
 export interface SessionWorkersOptions {
   client: Client;
@@ -25,6 +26,11 @@ export interface SessionWorkersOptions {
   searchAttributes: boolean;
   workflowBundlePath?: string | undefined;
   workerOptions?: Partial<WorkerOptions> | undefined;
+  /**
+   * The process's tracing (loadTracing), when the worker traces: interceptors, the workflow spans' sink and a
+   * workflow bundle with the tracing interceptors; run() flushes the spans when the worker stops. None: nothing added.
+   */
+  tracing?: Tracing | undefined;
   /** Activity settings otherwise read from the worker's environment (search engines, question timeout...). */
   activities?: Partial<Omit<ActivityDependencies, 'client' | 'model' | 'searchAttributes' | 'hostTools'>>;
 }
@@ -46,8 +52,10 @@ export interface SessionWorkers {
 export async function createSessionWorkers(options: SessionWorkersOptions): Promise<SessionWorkers> {
   const ownTools = buildCatalogue(options.tools);
   const toolQueues = hostToolActivities(options.tools, options.taskQueue);
-  const bundlePath = options.workflowBundlePath ?? prebuiltWorkflowBundlePath();
+  const bundlePath = options.workflowBundlePath ?? prebuiltWorkflowBundlePath(options.tracing !== undefined);
   const log = options.log ?? (() => {});
+  if (options.tracing && options.workflowBundlePath)
+    log('tracing: the given workflow bundle is used as it is; workflow spans need one bundled with the tracing interceptors');
   const mcp =
     options.mcpServers && Object.keys(options.mcpServers).length > 0 ? await McpServers.start(options.mcpServers, log) : undefined;
   try {
@@ -68,10 +76,12 @@ async function createWorkers(
 ): Promise<SessionWorkers> {
   const { client, nativeConnection, namespace, taskQueue } = options;
   const hostTools = liveCatalogue(ownTools, mcp, log);
+  const tracing = options.tracing?.workerOptions();
   const worker = await Worker.create({
     connection: nativeConnection,
     namespace,
     taskQueue,
+    ...tracing,
     ...(bundlePath ? { workflowBundle: { codePath: bundlePath } } : workflowSourceWorkerOptions()),
     activities: {
       ...createActivities({ ...options.activities, client, model: options.model, searchAttributes: options.searchAttributes, hostTools }),
@@ -84,7 +94,8 @@ async function createWorkers(
   const toolWorkers: Worker[] = [];
   for (const [queue, activities] of toolQueues) {
     if (queue === taskQueue) continue;
-    toolWorkers.push(await Worker.create({ connection: nativeConnection, namespace, taskQueue: queue, activities }));
+    const interceptors = options.tracing ? { interceptors: { activity: options.tracing.activityInterceptors() } } : {};
+    toolWorkers.push(await Worker.create({ connection: nativeConnection, namespace, taskQueue: queue, activities, ...interceptors }));
   }
   return {
     worker,
@@ -104,6 +115,8 @@ async function createWorkers(
         await Promise.all(tools);
       } finally {
         await mcp?.close();
+        // The last spans (the worker's final activities and workflow tasks) are still batched.
+        await options.tracing?.flush().catch((error: unknown) => log(`tracing: the last spans were not sent: ${String(error)}`));
       }
     },
     mcpStatus: () => mcp?.status() ?? [],

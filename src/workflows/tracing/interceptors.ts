@@ -1,0 +1,57 @@
+/**
+ * Workflow interceptors of a traced worker (bundled only when the worker traces, see src/tracing/): the
+ * OpenTelemetry interceptors of @temporalio/interceptors-opentelemetry, whose spans take their ids from RunSpanIds
+ * rather than from the workflow's random source, and Arbor's tracer for the turn and tool spans. Spans leave the
+ * workflow through the `exporter` sink, which the SDK does not call on replay: a replayed span is not sent again.
+ */
+import { BasicTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import type { Tracer } from '@opentelemetry/api';
+import {
+  OpenTelemetryInboundInterceptor,
+  OpenTelemetryInternalsInterceptor,
+  OpenTelemetryOutboundInterceptor,
+} from '@temporalio/interceptors-opentelemetry/lib/workflow/index.js';
+import { SpanExporter } from '@temporalio/interceptors-opentelemetry/lib/workflow/span-exporter.js';
+import {
+  workflowInfo,
+  type Next,
+  type QueryInput,
+  type WorkflowInboundCallsInterceptor,
+  type WorkflowInterceptors,
+} from '@temporalio/workflow';
+import { RunSpanIds } from './span-ids.js';
+import { useWorkflowTracer } from './workflow-tracer.js';
+
+export const tracerName = 'arbor';
+
+class ArborInboundInterceptor extends OpenTelemetryInboundInterceptor {
+  constructor(protected override readonly tracer: Tracer) {
+    super();
+  }
+
+  /**
+   * Queries are left untraced: clients poll sessions with them (a span each would bury the turns), and they run
+   * between activations, so ids drawn for them would shift the ids of the spans made after them on replay.
+   */
+  override handleQuery(input: QueryInput, next: Next<WorkflowInboundCallsInterceptor, 'handleQuery'>): Promise<unknown> {
+    return next(input);
+  }
+}
+
+class ArborOutboundInterceptor extends OpenTelemetryOutboundInterceptor {
+  constructor(protected override readonly tracer: Tracer) {
+    super();
+  }
+}
+
+export const interceptors = (): WorkflowInterceptors => {
+  const provider = new BasicTracerProvider({ idGenerator: new RunSpanIds(workflowInfo().runId) });
+  provider.addSpanProcessor(new SimpleSpanProcessor(new SpanExporter()));
+  const tracer = provider.getTracer(tracerName);
+  useWorkflowTracer(tracer);
+  return {
+    inbound: [new ArborInboundInterceptor(tracer)],
+    outbound: [new ArborOutboundInterceptor(tracer)],
+    internals: [new OpenTelemetryInternalsInterceptor()],
+  };
+};
