@@ -4,6 +4,8 @@
  * rather than from the workflow's random source, and Arbor's tracer for the turn and tool spans. Spans leave the
  * workflow through the `exporter` sink, which the SDK does not call on replay: a replayed span is not sent again.
  */
+// First: it gives the sandbox the `performance` global OpenTelemetry's modules read as they load.
+import '@temporalio/interceptors-opentelemetry/lib/workflow/runtime.js';
 import { BasicTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { Tracer } from '@opentelemetry/api';
 import {
