@@ -1,4 +1,4 @@
-import { SpanKind, SpanStatusCode, type Attributes, type Span } from '@opentelemetry/api';
+import { SpanKind, SpanStatusCode, trace, type Attributes, type Span } from '@opentelemetry/api';
 import type { CallModelInput, ModelReply } from '../shared/model.js';
 import { activeTracing } from './tracing-state.js';
 
@@ -16,7 +16,8 @@ export async function traceModelCall<T>(
   call: (record: RecordModelAnswer) => Promise<T>,
 ): Promise<T> {
   const tracing = activeTracing();
-  if (!tracing) return call(() => {});
+  // Only under a traced worker's activity span: a worker without tracing, in a process where another traces, adds none.
+  if (!tracing || !trace.getActiveSpan()) return call(() => {});
   const attributes: Attributes = {
     'gen_ai.operation.name': 'chat',
     'gen_ai.system': 'openai',

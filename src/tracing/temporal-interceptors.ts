@@ -20,9 +20,16 @@ export function clientInterceptors(tracer: Tracer): ClientInterceptors {
  * module (used when the workflow code is bundled at start) and the `exporter` sink, which the SDK does not call on
  * replay.
  */
-export function workerOptions(tracer: Tracer, processor: SpanProcessor, resource: Resource): Pick<WorkerOptions, 'interceptors' | 'sinks'> {
+export function workerOptions(
+  tracer: Tracer,
+  processor: SpanProcessor,
+  resource: Resource,
+  bundled: boolean,
+): Pick<WorkerOptions, 'interceptors' | 'sinks'> {
+  // A bundle made beforehand has the workflow interceptors in it already (the worker would warn it ignores them).
+  const workflowModules = bundled ? {} : { workflowModules: [tracedWorkflowInterceptorModule()] };
   return {
-    interceptors: { workflowModules: [tracedWorkflowInterceptorModule()], activity: activityInterceptors(tracer) },
+    interceptors: { ...workflowModules, activity: activityInterceptors(tracer) },
     sinks: { exporter: workflowSpanSink(makeWorkflowExporter(processor, resource)) },
   };
 }

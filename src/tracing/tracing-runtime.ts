@@ -27,7 +27,7 @@ export function startTracing(settings: TracingSettings): Tracing {
     settings,
     tracer,
     clientInterceptors: () => clientInterceptors(tracer),
-    workerOptions: () => workerOptions(tracer, processor, resource),
+    workerOptions: (bundled) => workerOptions(tracer, processor, resource, bundled),
     activityInterceptors: () => activityInterceptors(tracer),
     flush: () => provider.forceFlush(),
   };

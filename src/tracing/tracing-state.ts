@@ -9,8 +9,11 @@ export interface Tracing {
   readonly tracer: Tracer;
   /** For a client: its calls' trace context goes to the workflows in their headers. */
   clientInterceptors(): ClientInterceptors;
-  /** For the session worker: activity and workflow interceptors, and the sink workflow spans leave the sandbox through. */
-  workerOptions(): Pick<WorkerOptions, 'interceptors' | 'sinks'>;
+  /**
+   * For the session worker: activity and workflow interceptors, and the sink workflow spans leave the sandbox
+   * through; `bundled`: the worker runs a bundle made beforehand (with workflowBundlerOptions(true)).
+   */
+  workerOptions(bundled: boolean): Pick<WorkerOptions, 'interceptors' | 'sinks'>;
   /** For the workers of host tools' own task queues. */
   activityInterceptors(): ActivityInterceptorsFactory[];
   /** Sends the spans still batched (a worker calls it when it stops). */

@@ -76,7 +76,7 @@ async function createWorkers(
 ): Promise<SessionWorkers> {
   const { client, nativeConnection, namespace, taskQueue } = options;
   const hostTools = liveCatalogue(ownTools, mcp, log);
-  const tracing = options.tracing?.workerOptions();
+  const tracing = options.tracing?.workerOptions(bundlePath !== undefined);
   const worker = await Worker.create({
     connection: nativeConnection,
     namespace,

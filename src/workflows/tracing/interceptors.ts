@@ -18,6 +18,8 @@ import {
   workflowInfo,
   type Next,
   type QueryInput,
+  type SignalInput,
+  type UpdateInput,
   type WorkflowInboundCallsInterceptor,
   type WorkflowInterceptors,
 } from '@temporalio/workflow';
@@ -32,9 +34,23 @@ class ArborInboundInterceptor extends OpenTelemetryInboundInterceptor {
   }
 
   /**
-   * Queries are left untraced: clients poll sessions with them (a span each would bury the turns), and they run
-   * between activations, so ids drawn for them would shift the ids of the spans made after them on replay.
+   * Signals, updates and queries are left untraced. Wrapping their handlers in spans completes them a few microtasks
+   * later, after commands the workflow issues meanwhile (the next model call): a history recorded without tracing
+   * then no longer replays (a sendMessage update's completion came before the activity). Queries, besides, are how
+   * clients poll sessions, and they run between activations, where ids drawn for them would shift later spans' ids.
    */
+  override handleSignal(input: SignalInput, next: Next<WorkflowInboundCallsInterceptor, 'handleSignal'>): Promise<void> {
+    return next(input);
+  }
+
+  override handleUpdate(input: UpdateInput, next: Next<WorkflowInboundCallsInterceptor, 'handleUpdate'>): Promise<unknown> {
+    return next(input);
+  }
+
+  override validateUpdate(input: UpdateInput, next: Next<WorkflowInboundCallsInterceptor, 'validateUpdate'>): void {
+    next(input);
+  }
+
   override handleQuery(input: QueryInput, next: Next<WorkflowInboundCallsInterceptor, 'handleQuery'>): Promise<unknown> {
     return next(input);
   }
