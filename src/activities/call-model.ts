@@ -20,6 +20,7 @@ import { toolSpecs } from './tool-specs.js';
 import type { TranscriptCache } from './transcript-cache.js';
 import type { CatalogueCache } from './catalogue-cache.js';
 import { openSecretsOfTurn } from './sealed-answers.js';
+import { traceModelCall } from '../tracing/model-span.js';
 
 type ChatMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;
 type ToolSpec = OpenAI.Chat.Completions.ChatCompletionTool;
@@ -83,11 +84,14 @@ export function createCallModel(
       const conversation = toChatMessages(input.system_prompt, transcript);
       const catalogue = await catalogues.resolve(input.session_id, input.run_id, input.host_tools_digest);
       const tools = toolSpecs(input.tool_names, catalogue, input.profile);
-      const { completion, fitted } = await complete(input.model, conversation, tools, context.cancellationSignal, input.session_id);
-      // The endpoint is outside Arbor's control: its body is checked, and bounded, before it enters the workflow.
-      const reply = readModelReply(completion, `call_t${input.turn}_r${input.round}`);
-      if (fitted.leftOut === 0 && fitted.cutCharacters === 0) return reply;
-      return { ...reply, context_fitted: { left_out_messages: fitted.leftOut, cut_characters: fitted.cutCharacters } };
+      return await traceModelCall(input, conversation, async (recordAnswer) => {
+        const { completion, fitted } = await complete(input.model, conversation, tools, context.cancellationSignal, input.session_id);
+        // The endpoint is outside Arbor's control: its body is checked, and bounded, before it enters the workflow.
+        const reply = readModelReply(completion, `call_t${input.turn}_r${input.round}`);
+        recordAnswer(completion, reply);
+        if (fitted.leftOut === 0 && fitted.cutCharacters === 0) return reply;
+        return { ...reply, context_fitted: { left_out_messages: fitted.leftOut, cut_characters: fitted.cutCharacters } };
+      });
     } catch (error) {
       // Cancelled (the session stopped, or the worker is shutting down): the client's abort error is a cancellation,
       // which the worker records quietly, not a failure it logs as a warning with the client's stack.

@@ -1,6 +1,8 @@
 import { Client, Connection } from '@temporalio/client';
 import { loadClientConnectConfig } from '@temporalio/envconfig';
 import type { NativeConnectionOptions } from '@temporalio/worker';
+import { tracingSettingsFromEnv } from '../tracing/tracing-settings.js';
+import { loadTracing } from '../tracing/load-tracing.js';
 
 export const defaultAddress = 'localhost:7233';
 export const defaultNamespace = 'default';
@@ -47,5 +49,8 @@ export async function connectClient(settings: ConnectionSettings): Promise<Clien
     ...(apiKey !== undefined ? { apiKey: apiKey as string } : {}),
     ...(metadata !== undefined ? { metadata } : {}),
   });
-  return new Client({ connection, namespace: settings.namespace });
+  // Traced (OTEL_* variables, README "Tracing"): the sessions it starts and signals carry its trace context.
+  const tracing = await loadTracing(tracingSettingsFromEnv());
+  const interceptors = tracing ? { interceptors: tracing.clientInterceptors() } : {};
+  return new Client({ connection, namespace: settings.namespace, ...interceptors });
 }

@@ -12,6 +12,8 @@ import { toolSearchLimits, type ToolSearchSettings } from '../activities/tool-se
 import { checkMcpServers, mcpServersFromEnv, type McpServersConfig } from '../mcp/config.js';
 import type { McpServerStatus } from '../mcp/mcp-servers.js';
 import { checkMemoryStore, memoryStoreFromEnv, type MemoryStoreSettings } from '../client/access/memory-store-settings.js';
+import { tracingSettingsFromEnv, type TracingSettings } from '../tracing/tracing-settings.js';
+import { loadTracing } from '../tracing/load-tracing.js';
 
 export interface ArborWorkerOptions {
   connection?: ConnectionSettings;
@@ -56,6 +58,12 @@ export interface ArborWorkerOptions {
    * anything connects; a server that cannot start does not stop the worker (its tools' calls are tool errors).
    */
   mcpServers?: McpServersConfig;
+  /**
+   * OpenTelemetry traces over OTLP/HTTP (README "Tracing"): `{ content }` turns them on (`content`: prompts and
+   * replies in model spans), `false` off. Default: on when OTEL_EXPORTER_OTLP_ENDPOINT or
+   * OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set (and OTEL_SDK_DISABLED is not `true`), content with ARBOR_TRACE_CONTENT=1.
+   */
+  tracing?: TracingSettings | false;
   /** Where lines about the MCP servers go (default: stderr). */
   log?: (line: string) => void;
   /**
@@ -94,12 +102,18 @@ export async function createArborWorker(options: ArborWorkerOptions = {}): Promi
   const mcpServers = options.mcpServers === undefined ? mcpServersFromEnv() : checkMcpServers(options.mcpServers);
   const memoryStore = options.memoryStore === undefined ? memoryStoreFromEnv() : checkMemoryStore(options.memoryStore);
   const webFetch = options.webFetch === undefined ? webFetchFromEnv() : options.webFetch === true ? {} : options.webFetch;
+  const tracingSettings = options.tracing === undefined ? tracingSettingsFromEnv() : options.tracing || undefined;
+  const tracing = await loadTracing(tracingSettings);
   const clientConnection = await Connection.connect(settings.connectionOptions as Parameters<typeof Connection.connect>[0]);
   let nativeConnection: NativeConnection | undefined;
   try {
     const searchAttributes = await supportsSearchAttributes(clientConnection, settings.namespace);
     if (searchAttributes && options.registerSearchAttributes !== false) await ensureSearchAttributes(clientConnection, settings.namespace);
-    const client = new Client({ connection: clientConnection, namespace: settings.namespace });
+    const client = new Client({
+      connection: clientConnection,
+      namespace: settings.namespace,
+      ...(tracing ? { interceptors: tracing.clientInterceptors() } : {}),
+    });
     nativeConnection = await NativeConnection.connect(settings.connectionOptions);
     const workers = await createSessionWorkers({
       client,
@@ -114,6 +128,7 @@ export async function createArborWorker(options: ArborWorkerOptions = {}): Promi
       workflowBundlePath: options.workflowBundlePath,
       workerOptions: options.workerOptions,
       memoryStore,
+      tracing,
       activities: {
         automationDisallowedTools,
         webFetch,

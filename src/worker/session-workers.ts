@@ -12,6 +12,7 @@ import { mcpToolActivity } from '../mcp/tool-activity.js';
 import { openPostgresMemoryStore, type MemoryStoreAccess } from '../client/access/memory-stores.js';
 import type { MemoryStoreSettings } from '../client/access/memory-store-settings.js';
 import { prebuiltWorkflowBundlePath, workflowSourceWorkerOptions } from './workflow-code.js';
+import type { Tracing } from '../tracing/tracing-state.js';
 
 export interface SessionWorkersOptions {
   client: Client;
@@ -27,6 +28,11 @@ export interface SessionWorkersOptions {
   searchAttributes: boolean;
   workflowBundlePath?: string | undefined;
   workerOptions?: Partial<WorkerOptions> | undefined;
+  /**
+   * The process's tracing (loadTracing), when the worker traces: interceptors, the workflow spans' sink and a
+   * workflow bundle with the tracing interceptors; run() flushes the spans when the worker stops. None: nothing added.
+   */
+  tracing?: Tracing | undefined;
   /** Activity settings otherwise read from the worker's environment (search engines, question timeout...). */
   activities?: Partial<Omit<ActivityDependencies, 'client' | 'model' | 'searchAttributes' | 'hostTools' | 'memoryDatabase'>>;
   /** Where memories are kept (checked with checkMemoryStore; default: the workflow store). A database is reached here, closed by run(). */
@@ -50,8 +56,10 @@ export interface SessionWorkers {
 export async function createSessionWorkers(options: SessionWorkersOptions): Promise<SessionWorkers> {
   const ownTools = buildCatalogue(options.tools);
   const toolQueues = hostToolActivities(options.tools, options.taskQueue);
-  const bundlePath = options.workflowBundlePath ?? prebuiltWorkflowBundlePath();
+  const bundlePath = options.workflowBundlePath ?? prebuiltWorkflowBundlePath(options.tracing !== undefined);
   const log = options.log ?? (() => {});
+  if (options.tracing && options.workflowBundlePath)
+    log('tracing: the given workflow bundle is used as it is; workflow spans need one bundled with the tracing interceptors');
   const memoryDatabase = await openMemoryDatabase(options.memoryStore);
   let mcp: McpServers | undefined;
   try {
@@ -83,10 +91,12 @@ async function createWorkers(
 ): Promise<SessionWorkers> {
   const { client, nativeConnection, namespace, taskQueue } = options;
   const hostTools = liveCatalogue(ownTools, mcp, log);
+  const tracing = options.tracing?.workerOptions(bundlePath !== undefined);
   const worker = await Worker.create({
     connection: nativeConnection,
     namespace,
     taskQueue,
+    ...tracing,
     ...(bundlePath ? { workflowBundle: { codePath: bundlePath } } : workflowSourceWorkerOptions()),
     activities: {
       ...createActivities({
@@ -107,7 +117,17 @@ async function createWorkers(
   const toolWorkers: Worker[] = [];
   for (const [queue, activities] of toolQueues) {
     if (queue === taskQueue) continue;
-    toolWorkers.push(await Worker.create({ connection: nativeConnection, namespace, taskQueue: queue, activities, ...promptCancellation }));
+    const interceptors = options.tracing ? { interceptors: { activity: options.tracing.activityInterceptors() } } : {};
+    toolWorkers.push(
+      await Worker.create({
+        connection: nativeConnection,
+        namespace,
+        taskQueue: queue,
+        activities,
+        ...interceptors,
+        ...promptCancellation,
+      }),
+    );
   }
   return {
     worker,
@@ -129,6 +149,8 @@ async function createWorkers(
       } finally {
         await mcp?.close();
         await memoryDatabase?.close();
+        // The last spans (the worker's final activities and workflow tasks) are still batched.
+        await options.tracing?.flush().catch((error: unknown) => log(`tracing: the last spans were not sent: ${String(error)}`));
       }
     },
     mcpStatus: () => mcp?.status() ?? [],

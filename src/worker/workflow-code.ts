@@ -6,6 +6,11 @@ export function workflowsPath(): string {
   return workflowModulePath('index');
 }
 
+/** The workflow interceptors of a traced worker (src/workflows/tracing/interceptors.ts), bundled only when it traces. */
+export function tracedWorkflowInterceptorModule(): string {
+  return workflowModulePath('tracing/interceptors');
+}
+
 function workflowModulePath(name: string): string {
   for (const file of [`../workflows/${name}.ts`, `../workflows/${name}.js`]) {
     const path = fileURLToPath(new URL(file, import.meta.url));
@@ -14,10 +19,17 @@ function workflowModulePath(name: string): string {
   throw new Error(`cannot find the workflow module ${name} next to ${fileURLToPath(import.meta.url)}`);
 }
 
-/** A workflow bundle prepared at build time (npm run build), which saves bundling at each worker start. */
-export function prebuiltWorkflowBundlePath(): string | undefined {
-  const path = fileURLToPath(new URL('../workflow-bundle.js', import.meta.url));
+/**
+ * A workflow bundle prepared at build time (npm run build), which saves bundling at each worker start; `traced`:
+ * the one with the tracing interceptors in it.
+ */
+export function prebuiltWorkflowBundlePath(traced = false): string | undefined {
+  const path = fileURLToPath(new URL(`../${prebuiltBundleName(traced)}`, import.meta.url));
   return existsSync(path) ? path : undefined;
+}
+
+export function prebuiltBundleName(traced: boolean): string {
+  return traced ? 'workflow-bundle-traced.js' : 'workflow-bundle.js';
 }
 
 /**
@@ -27,8 +39,18 @@ export function prebuiltWorkflowBundlePath(): string | undefined {
 export const workflowIgnoredModules = ['fs', 'fs/promises'];
 
 /** How Arbor's workflow code is bundled, wherever it is (worker start, build, tests, benchmarks). */
-export function workflowBundlerOptions(): { workflowsPath: string; ignoreModules: string[]; preloadModules: string[] } {
-  return { workflowsPath: workflowsPath(), ignoreModules: workflowIgnoredModules, preloadModules: [workflowModulePath('shared-modules')] };
+export function workflowBundlerOptions(traced = false): {
+  workflowsPath: string;
+  ignoreModules: string[];
+  preloadModules: string[];
+  workflowInterceptorModules?: string[];
+} {
+  return {
+    workflowsPath: workflowsPath(),
+    ignoreModules: workflowIgnoredModules,
+    preloadModules: [workflowModulePath('shared-modules')],
+    ...(traced ? { workflowInterceptorModules: [tracedWorkflowInterceptorModule()] } : {}),
+  };
 }
 
 /** The same, as Worker options that bundle the workflow code when the worker starts. */

@@ -9,6 +9,7 @@ import { deferredToolsNote } from './deferred-tools.js';
 import { describeModelFailure } from './model-failure.js';
 import type { SubAgents } from './sub-agents.js';
 import type { SessionStatus, ToolCall } from '../shared/session.js';
+import { traceToolCall, traceTurn } from './tracing/workflow-spans.js';
 
 const { callModel } = proxyActivities<Activities>({
   startToCloseTimeout: '5 minutes',
@@ -41,12 +42,17 @@ export interface TurnServices {
   modelCallStarts: () => void;
 }
 
-export async function runTurn(
-  state: SessionState,
-  settings: TurnSettings,
-  cursor: ModelCursor,
-  services: TurnServices,
-): Promise<TurnOutcome> {
+export function runTurn(state: SessionState, settings: TurnSettings, cursor: ModelCursor, services: TurnServices): Promise<TurnOutcome> {
+  const attributes = {
+    'gen_ai.conversation.id': state.identity.session_id,
+    'gen_ai.request.model': state.settings.model,
+    'arbor.turn': state.turn,
+    'arbor.profile': state.profile,
+  };
+  return traceTurn(attributes, () => runRounds(state, settings, cursor, services));
+}
+
+async function runRounds(state: SessionState, settings: TurnSettings, cursor: ModelCursor, services: TurnServices): Promise<TurnOutcome> {
   const allowedTools = new Set(settings.toolNames);
   for (let round = 1; round <= settings.maxToolRounds; round++) {
     let reply: ModelReply;
@@ -77,7 +83,8 @@ export async function runTurn(
     const results = await Promise.all(
       toolCalls.map((call, index) => {
         const stepKey = `${state.identity.session_id}/turn-${state.turn}/round-${round}/call-${index}`;
-        return dispatchToolCall(call, allowedTools, { state, toolNames: settings.toolNames, stepKey, ...services }).then((outcome) => {
+        const dispatched = () => dispatchToolCall(call, allowedTools, { state, toolNames: settings.toolNames, stepKey, ...services });
+        return traceToolCall(call, dispatched).then((outcome) => {
           state.toolFinished(call, outcome);
           return outcome;
         });

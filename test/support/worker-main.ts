@@ -7,10 +7,15 @@ const bundle = process.env.ARBOR_TEST_WORKFLOW_BUNDLE;
 // It offers webFetch as `arbor worker` does: unless ARBOR_WEB_FETCH=off.
 // A test may ask for few pollers (ARBOR_TEST_WORKER_POLLS), so the worker's long polls sit on few task queue partitions.
 const polls = Number(process.env.ARBOR_TEST_WORKER_POLLS) || undefined;
+// A test may turn the workflow cache off (ARBOR_TEST_MAX_CACHED_WORKFLOWS=0): each workflow task then replays the history.
+const cached = process.env.ARBOR_TEST_MAX_CACHED_WORKFLOWS;
 const worker = await createArborWorker({
   ...(bundle ? { workflowBundlePath: bundle } : {}),
   webFetch: webFetchFromEnv(process.env, true),
-  ...(polls ? { workerOptions: { maxConcurrentWorkflowTaskPolls: polls, maxConcurrentActivityTaskPolls: polls } } : {}),
+  workerOptions: {
+    ...(polls ? { maxConcurrentWorkflowTaskPolls: polls, maxConcurrentActivityTaskPolls: polls } : {}),
+    ...(cached ? { maxCachedWorkflows: Number(cached) } : {}),
+  },
 });
 process.stdout.write('worker ready\n');
 await worker.run();
