@@ -66,7 +66,7 @@ export function modelSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): Mode
     ...contextTokensFrom(env.ARBOR_MODEL_CONTEXT_TOKENS),
     ...modelsFrom(env.ARBOR_MODELS),
     ...modelAliasesFrom(env.ARBOR_MODEL_ALIASES),
-    prices: pricesFrom(env.ARBOR_PRICES),
+    ...(nonEmpty(env.ARBOR_PRICES) ? { prices: pricesFrom(env.ARBOR_PRICES) } : {}),
     ...(endpointConfigured ? { fetchModel: nonEmpty(env.ARBOR_FETCH_MODEL) ?? nonEmpty(env.ARBOR_MODEL) ?? fallbackOpenAIModel } : {}),
   };
 }
