@@ -171,4 +171,40 @@ describe('usage, cost and budgets', () => {
     expect(after.usage?.budget_stop).toBeNull();
     expect(after.usage?.tree?.total_tokens).toBe(tree.total_tokens + 10);
   });
+  it('stops the goal driving a session once the budget is spent, and says why in the snapshot, without another call', async () => {
+    const instruction = 'Draft until done';
+    const call: StepUsage = { prompt_tokens: 40, completion_tokens: 10 };
+    model.forInstruction(
+      instruction,
+      withUsage({ toolCalls: [{ name: 'createGoal', arguments: { condition: 'Ten drafts written', max_turns: 20 } }] }, call),
+      withUsage(text('Draft 1.'), call),
+      withUsage(text('Draft 2.'), call),
+      withUsage(text('Draft 3, past the budget.'), call),
+    );
+    const session = await arbor.startSession({ profile: 'all', instruction, max_tokens: 120 });
+    const stopped = await arbor.waitUntilIdle(session);
+
+    expect(model.requestsFor(instruction)).toHaveLength(3);
+    expect(stopped.goals.map((goal) => goal.status)).toEqual(['cancelled']);
+    expect(stopped.usage?.budget_stop).toMatch(
+      /^The token budget is spent: this session's tree has used 150 tokens of its max_tokens 120\./,
+    );
+    expect(stopped.usage?.budget).toEqual({ max_tokens: 120 });
+  });
+
+  it("gives each sub-agent the tree's smaller limit for its own calls, and its parent reads why it stopped", async () => {
+    const root = 'Delegate within limits';
+    const call: StepUsage = { prompt_tokens: 40, completion_tokens: 10 };
+    model.forInstruction(root, spawn('Limited child'), (request) => text(`Child said: ${JSON.stringify(request.toolResults[0])}`));
+    model.forInstruction('Limited child', ...Array.from({ length: 5 }, (_, i) => withUsage(todo(`step ${i}`), call)));
+    const session = await arbor.startSession({ profile: 'all', instruction: root, sub_agent_budget: { max_tokens: 60 } });
+    const done = await arbor.waitUntilIdle(session);
+
+    const child = await arbor.client.session(done.children[0]!.sub_session_id).snapshot();
+    // 50 tokens, then 100 (the second call started below 60), then refused.
+    expect(child.usage).toMatchObject({ session: { calls: 2, total_tokens: 100 }, budget: { max_tokens: 60 } });
+    expect(child.usage?.budget_stop).toMatch(/^The token budget is spent: this sub-agent has used 100 tokens of its max_tokens 60\./);
+    expect(done.last_message?.content).toContain('"content":"The token budget is spent: this sub-agent has used 100 tokens');
+    expect(done.usage?.tree?.total_tokens).toBe(100);
+  });
 });
