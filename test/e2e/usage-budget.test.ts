@@ -112,11 +112,16 @@ describe('usage, cost and budgets', () => {
     const description = await arbor.client.temporal.workflow.getHandle(session.id).describe();
     expect(description.typedSearchAttributes.get(costUsdKey)).toBe(0.00862);
 
-    const shown = await runCli(['show', session.id], { TEMPORAL_ADDRESS: inject('temporalAddress') });
+    const cliEnv = { TEMPORAL_ADDRESS: inject('temporalAddress') };
+    const budget = await runCli(['budget', session.id, '--max-cost-usd', '5'], cliEnv);
+    expect(budget.stdout).toContain(`${session.id} budget set`);
+    expect(budget.stdout).toContain('budget    max_cost_usd $5.0000 for the whole tree');
+    const shown = await runCli(['show', session.id], cliEnv);
     expect(shown.stdout).toContain('usage     450 tokens in 2 model calls (400 prompt, 100 cached; 50 completion), cost $0.00110');
     expect(shown.stdout).toContain(
       'tree      3,690 tokens in 5 model calls (3,300 prompt, 1,100 cached; 390 completion, 50 reasoning), cost $0.00862',
     );
+    expect(shown.stdout).toContain('budget    max_cost_usd $5.0000 for the whole tree');
   });
 
   it('stops a tree of four sub-agents that would spend three times its budget at the budget, and goes on once it is raised', async () => {
