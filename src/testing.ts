@@ -22,6 +22,7 @@ export {
   type TextStep,
   type ToolCallStep,
   type ToolCallsStep,
+  type StepUsage,
 } from './testing/model-steps.js';
 export { replayHistories, ReplayFailedError, type ReplayOptions, type ReplayedHistory } from './testing/replay.js';
 export { TemporalBinaryNotFoundError } from './temporal/binaries.js';

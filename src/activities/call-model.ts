@@ -15,6 +15,7 @@ import { demoReply } from './demo-model.js';
 import { toModelFailure } from './model-errors.js';
 import { contextTokensFor, sessionIdHeader, type ModelSettings } from './model-settings.js';
 import { readModelReply } from './model-reply.js';
+import { defaultPrices, priceUsage, type PriceTable } from './prices.js';
 import { createOpenAIClient } from './openai-client.js';
 import { toolSpecs } from './tool-specs.js';
 import type { TranscriptCache } from './transcript-cache.js';
@@ -37,6 +38,7 @@ export function createCallModel(
   secretKey?: string,
 ) {
   const openai = createOpenAIClient(settings);
+  const prices = settings.prices ?? defaultPrices;
   /** Request budgets (see `messagesSize`) learned from refusals, per model, so later calls are fitted before sending. */
   const learnedBudgets = new Map<string, number>();
 
@@ -87,7 +89,7 @@ export function createCallModel(
       return await traceModelCall(input, conversation, async (recordAnswer) => {
         const { completion, fitted } = await complete(input.model, conversation, tools, context.cancellationSignal, input.session_id);
         // The endpoint is outside Arbor's control: its body is checked, and bounded, before it enters the workflow.
-        const reply = readModelReply(completion, `call_t${input.turn}_r${input.round}`);
+        const reply = withCost(readModelReply(completion, `call_t${input.turn}_r${input.round}`), input.model, prices);
         recordAnswer(completion, reply);
         if (fitted.leftOut === 0 && fitted.cutCharacters === 0) return reply;
         return { ...reply, context_fitted: { left_out_messages: fitted.leftOut, cut_characters: fitted.cutCharacters } };
@@ -101,6 +103,11 @@ export function createCallModel(
       clearInterval(heartbeat);
     }
   };
+}
+
+/** The reply with its usage priced by the worker's table (the model's name and the cost, null when it has no price). */
+export function withCost(reply: ModelReply, askedModel: string, prices: PriceTable): ModelReply {
+  return reply.usage ? { ...reply, usage: priceUsage(reply.usage, askedModel, prices) } : reply;
 }
 
 function cancellationOf(signal: AbortSignal): CancelledFailure {

@@ -119,6 +119,7 @@ export function createActivities({
               client: createOpenAIClient(model),
               model: model.fetchModel,
               contextTokens: contextTokensFor(model, model.fetchModel),
+              prices: model.prices,
             },
           }
         : {}),

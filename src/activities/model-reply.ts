@@ -1,6 +1,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { modelAnswerTooLarge, modelTemporarilyUnavailable, type ModelReply } from '../shared/model.js';
 import type { ToolCall } from '../shared/session.js';
+import type { ModelUsage } from '../shared/usage.js';
 
 /**
  * The largest model answer a session takes, measured as the JSON the activity returns. Temporal refuses payloads
@@ -34,7 +35,12 @@ export function readModelReply(completion: unknown, callIdPrefix = 'call'): Mode
   const first: unknown = choices[0];
   const message = isRecord(first) ? first.message : undefined;
   if (!isRecord(message)) throw new Error('the model endpoint answered with no choices');
-  const reply: ModelReply = { content: contentText(message.content), tool_calls: toolCalls(message.tool_calls, callIdPrefix) };
+  const usage = readUsage(isRecord(completion) ? completion : {});
+  const reply: ModelReply = {
+    content: contentText(message.content),
+    tool_calls: toolCalls(message.tool_calls, callIdPrefix),
+    ...(usage ? { usage } : {}),
+  };
   const bytes = Buffer.byteLength(JSON.stringify(reply), 'utf8');
   if (bytes > maxModelAnswerBytes) {
     throw ApplicationFailure.create({
@@ -47,6 +53,36 @@ export function readModelReply(completion: unknown, callIdPrefix = 'call'): Mode
     });
   }
   return reply;
+}
+
+/** More tokens than any call uses: a count above it (or not a whole number) is a provider's mistake, read as unknown. */
+export const maxReportedTokens = 100_000_000;
+
+/**
+ * The completion's `usage` (and `model`), when it has one whose counts can be believed: counts that are not whole
+ * numbers from 0 to `maxReportedTokens` are left out (a call without readable prompt and completion counts has no
+ * usage), and cached and reasoning tokens are at most the prompt and completion tokens they are part of.
+ */
+export function readUsage(completion: Record<string, unknown>): ModelUsage | undefined {
+  const usage = completion.usage;
+  if (!isRecord(usage)) return undefined;
+  const prompt = tokenCount(usage.prompt_tokens);
+  const completionTokens = tokenCount(usage.completion_tokens);
+  if (prompt === undefined && completionTokens === undefined) return undefined;
+  const cached = tokenCount(isRecord(usage.prompt_tokens_details) ? usage.prompt_tokens_details.cached_tokens : undefined);
+  const reasoning = tokenCount(isRecord(usage.completion_tokens_details) ? usage.completion_tokens_details.reasoning_tokens : undefined);
+  const model = typeof completion.model === 'string' && completion.model.trim() !== '' ? completion.model.trim().slice(0, 200) : undefined;
+  return {
+    prompt_tokens: prompt ?? 0,
+    completion_tokens: completionTokens ?? 0,
+    ...(cached !== undefined && cached > 0 ? { cached_tokens: Math.min(cached, prompt ?? 0) } : {}),
+    ...(reasoning !== undefined && reasoning > 0 ? { reasoning_tokens: Math.min(reasoning, completionTokens ?? 0) } : {}),
+    ...(model !== undefined ? { model } : {}),
+  };
+}
+
+function tokenCount(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= maxReportedTokens ? value : undefined;
 }
 
 function contentText(content: unknown): string | null {

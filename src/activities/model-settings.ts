@@ -1,4 +1,5 @@
 import { demoModelName } from '../shared/model.js';
+import { pricesFrom, type PriceTable } from './prices.js';
 
 /** How the worker reaches its model. Read from the worker's environment only: none of it enters workflow history. */
 export interface ModelSettings {
@@ -30,6 +31,11 @@ export interface ModelSettings {
    * testing kit routes scripts by it). Default false.
    */
   sendSessionId?: boolean;
+  /**
+   * US dollars per million tokens, per model, that the cost of each call is reckoned by (ARBOR_PRICES, laid over
+   * `defaultPrices`); absent: `defaultPrices`. A model without a price costs "unknown" (null), never a guess.
+   */
+  prices?: PriceTable;
 }
 
 export const sessionIdHeader = 'x-arbor-session-id';
@@ -60,6 +66,7 @@ export function modelSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): Mode
     ...contextTokensFrom(env.ARBOR_MODEL_CONTEXT_TOKENS),
     ...modelsFrom(env.ARBOR_MODELS),
     ...modelAliasesFrom(env.ARBOR_MODEL_ALIASES),
+    ...(nonEmpty(env.ARBOR_PRICES) ? { prices: pricesFrom(env.ARBOR_PRICES) } : {}),
     ...(endpointConfigured ? { fetchModel: nonEmpty(env.ARBOR_FETCH_MODEL) ?? nonEmpty(env.ARBOR_MODEL) ?? fallbackOpenAIModel } : {}),
   };
 }

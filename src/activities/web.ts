@@ -13,6 +13,9 @@ import {
 } from '../web/fetch/index.js';
 import { budgetAfterOverflow, budgetForContextTokens, isContextOverflow, messagesSize } from './context-window.js';
 import type { WebFetchSettings } from './web-fetch-settings.js';
+import type { ModelUsage } from '../shared/usage.js';
+import { readUsage } from './model-reply.js';
+import { defaultPrices, priceUsage, type PriceTable } from './prices.js';
 import {
   webSearch,
   WebSearchError,
@@ -30,24 +33,27 @@ export interface WebSettings {
    * The endpoint and small model that apply webFetch's prompt; without them, pages come back raw. With the model's
    * context window (tokens), pages are cut to fit it before they are sent.
    */
-  extraction?: { client: OpenAI; model: string; contextTokens?: number | undefined };
+  extraction?: { client: OpenAI; model: string; contextTokens?: number | undefined; prices?: PriceTable | undefined };
   /** Whether this worker offers webFetch, and its extraction threshold; `false`: it refuses the calls it is sent. */
   fetch: WebFetchSettings | false;
 }
+
+/** webFetch's answer, with the usage of the helper model's calls that applied its prompt (none: no such call). */
+export type WebFetchReply = ToolReply<string> & { usage?: ModelUsage[] };
 
 /** Less of the call's time than this left for a retry is not worth one. */
 const minimumAttemptMs = 2_000;
 
 /** The web tools' activities. Configuration (engine keys) stays in the worker; only the query and results enter history. */
 export function createWebActivities({ search, fetchAllow, extraction, fetch }: WebSettings) {
-  const extract = extraction ? createExtractor(extraction) : undefined;
+  const extractorFor = extraction ? createExtractor(extraction) : undefined;
 
   return {
     /**
      * webFetch. Its 60 seconds (`timeoutMs`) are the whole call, retries included: the first attempt has them all, a retry what is
      * left since the call was scheduled (by the server's clock), and a timeout is not tried again.
      */
-    async fetchWebPage(input: WebFetchInput): Promise<ToolReply<string>> {
+    async fetchWebPage(input: WebFetchInput): Promise<WebFetchReply> {
       if (fetch === false) {
         return {
           ok: false,
@@ -63,6 +69,10 @@ export function createWebActivities({ search, fetchAllow, extraction, fetch }: W
           error: `webFetch gave up on ${input.url}: ${info.attempt - 1} attempts failed and the call's ${callMs / 1000} seconds are used up.`,
         };
       }
+      // The helper model's calls, priced: the session records them as its own usage, whatever the fetch's outcome.
+      const spent: ModelUsage[] = [];
+      const extract = extractorFor?.(spent);
+      const withUsage = (reply: ToolReply<string>): WebFetchReply => (spent.length > 0 ? { ...reply, usage: spent } : reply);
       try {
         const result = await webFetch(input, {
           allow: fetchAllow,
@@ -71,17 +81,17 @@ export function createWebActivities({ search, fetchAllow, extraction, fetch }: W
           ...(fetch.extractionThresholdBytes !== undefined ? { extractionThresholdBytes: fetch.extractionThresholdBytes } : {}),
           ...(extract ? { extract } : {}),
         });
-        return { ok: true, result };
+        return withUsage({ ok: true, result });
       } catch (error) {
         // The call's time is spent: the model reads that, and no retry makes it wait longer.
         if (error instanceof WebFetchError && error.code === 'TIMEOUT') {
-          return {
+          return withUsage({
             ok: false,
             error: `${error.message} webFetch's ${callMs / 1000} seconds are the whole call; it is not tried again.`,
-          };
+          });
         }
         // Network errors, 408/429/5xx are worth Temporal's retries (within the call's time); the rest the model should read.
-        if (error instanceof WebFetchError && !error.retryable) return { ok: false, error: error.message };
+        if (error instanceof WebFetchError && !error.retryable) return withUsage({ ok: false, error: error.message });
         throw error;
       }
     },
@@ -101,29 +111,33 @@ export function createWebActivities({ search, fetchAllow, extraction, fetch }: W
  * Calls the small model to apply webFetch's prompt. Its request budget comes from the model's window where known; a
  * refusal as too long teaches this worker a smaller one, and webFetch retries with the page cut to it.
  */
-function createExtractor(extraction: { client: OpenAI; model: string; contextTokens?: number | undefined }): Extractor {
+function createExtractor(extraction: NonNullable<WebSettings['extraction']>): (spent: ModelUsage[]) => Extractor {
   let budget = extraction.contextTokens === undefined ? Infinity : budgetForContextTokens(extraction.contextTokens);
   // The request's size in the budget's measure, less the page content.
   const overhead = (prompt: string, url: string) => messagesSize(extractionMessages('', prompt, url));
-  const extract: Extractor = async (content, prompt, url, signal) => {
-    const messages = extractionMessages(content, prompt, url);
-    try {
-      const completion = await extraction.client.chat.completions.create(
-        { model: extraction.model, messages },
-        { signal: signal ?? Context.current().cancellationSignal },
-      );
-      return boundExtraction(completion.choices[0]?.message.content ?? '');
-    } catch (error) {
-      if (!isContextOverflow(error)) throw error;
-      budget = Math.min(budget, budgetAfterOverflow(error, messagesSize(messages)));
-      throw new ExtractionInputTooLong(
-        Math.max(0, budget - overhead(prompt, url)),
-        `the page is too long for ${extraction.model}'s context window (${error.message})`,
-      );
-    }
+  return (spent) => {
+    const extract: Extractor = async (content, prompt, url, signal) => {
+      const messages = extractionMessages(content, prompt, url);
+      try {
+        const completion = await extraction.client.chat.completions.create(
+          { model: extraction.model, messages },
+          { signal: signal ?? Context.current().cancellationSignal },
+        );
+        const usage = readUsage(completion as unknown as Record<string, unknown>);
+        if (usage) spent.push(priceUsage(usage, extraction.model, extraction.prices ?? defaultPrices));
+        return boundExtraction(completion.choices[0]?.message.content ?? '');
+      } catch (error) {
+        if (!isContextOverflow(error)) throw error;
+        budget = Math.min(budget, budgetAfterOverflow(error, messagesSize(messages)));
+        throw new ExtractionInputTooLong(
+          Math.max(0, budget - overhead(prompt, url)),
+          `the page is too long for ${extraction.model}'s context window (${error.message})`,
+        );
+      }
+    };
+    extract.maxInputBytes = (prompt, url) => (Number.isFinite(budget) ? Math.max(0, budget - overhead(prompt, url)) : undefined);
+    return extract;
   };
-  extract.maxInputBytes = (prompt, url) => (Number.isFinite(budget) ? Math.max(0, budget - overhead(prompt, url)) : undefined);
-  return extract;
 }
 
 /**

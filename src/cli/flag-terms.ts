@@ -15,6 +15,8 @@ export interface FlagTerms {
 export const sessionTerms: FlagTerms = {
   fields: {
     max_tool_rounds: '--max-tool-rounds',
+    max_tokens: '--max-tokens',
+    max_cost_usd: '--max-cost-usd',
     title: '--title',
     model: '--model',
     owner: '--owner',

@@ -14,6 +14,7 @@ import { doctorCommand } from './commands/doctor.js';
 import { runCommand } from './commands/run.js';
 import { sendCommand } from './commands/send.js';
 import { executePlanCommand } from './commands/execute-plan.js';
+import { budgetCommand } from './commands/budget.js';
 import { showCommand } from './commands/show.js';
 import { startCommand } from './commands/start.js';
 import { stopCommand } from './commands/stop.js';
@@ -59,6 +60,7 @@ export function buildProgram(): Command {
     listCommand,
     sendCommand,
     executePlanCommand,
+    budgetCommand,
     showCommand,
     treeCommand,
     toolsCommand,

@@ -65,6 +65,16 @@ export function positiveInteger(name: string) {
   };
 }
 
+/** A positive amount (dollars): `0.5`, `12`. */
+export function positiveAmount(name: string) {
+  return (value: string): number => {
+    const number = Number(value);
+    if (value.trim() === '' || !Number.isFinite(number) || number <= 0)
+      throw new InvalidArgumentError(`${name} must be a positive number, got "${value}".`);
+    return number;
+  };
+}
+
 export function port(value: string): number {
   const number = Number(value);
   if (!Number.isInteger(number) || number < 1 || number > 65535)

@@ -68,6 +68,9 @@ export function renderTreeEvent({ event, session }: TreeEvent, options: { showUs
       return [line(`  · ${event.content}`)];
     case 'error':
       return [line(`  ! ${event.content}`)];
+    case 'usage':
+      // Per call, too many lines for a person reading along: `arbor show` prints the totals.
+      return [];
   }
 }
 

@@ -1,3 +1,4 @@
+import { renderUsage } from './render-usage.js';
 import type { SessionSnapshot } from '../shared/session.js';
 import type { Loop } from '../shared/tools/loops.js';
 import { answerCommand } from './render-event.js';
@@ -25,6 +26,7 @@ export function renderSnapshot(snapshot: SessionSnapshot, extras: SnapshotExtras
     `root      ${snapshot.root_session_id}${snapshot.parent_session_id ? `\nparent    ${snapshot.parent_session_id}` : ''}`,
     `turns     ${snapshot.turn}${snapshot.turn_started_at ? ` (the latest began ${snapshot.turn_started_at})` : ''}, messages ${snapshot.message_count}${snapshot.queued_messages ? `, ${snapshot.queued_messages} queued` : ''}`,
     `updated   ${snapshot.updated_at}`,
+    ...renderUsage(snapshot.usage),
   ];
   if (snapshot.todos.length > 0) {
     lines.push('todos');

@@ -1,3 +1,4 @@
+import { budgetChangeSchema, type BudgetChange, type BudgetState } from '../shared/usage.js';
 import { randomUUID } from 'node:crypto';
 import {
   CancelledFailure,
@@ -19,6 +20,7 @@ import {
   executePlanUpdate,
   messageStateQuery,
   sendMessageUpdate,
+  setBudgetUpdate,
   snapshotQuery,
   transcriptPageQuery,
   transcriptQuery,
@@ -161,6 +163,23 @@ export class SessionHandle {
         updateId: `execute-plan:${id}`,
       });
       return receipt.message_id;
+    } catch (error) {
+      if (error instanceof WorkflowUpdateFailedError) throw new ArborClientError(error.cause?.message ?? error.message);
+      if (error instanceof WorkflowNotFoundError) throw new ArborClientError(`No session with id ${this.id}.`);
+      throw error;
+    }
+  }
+
+  /**
+   * Sets, raises or removes the session's budget (a root's is its whole tree's): a number sets a limit, null removes
+   * it, a key left out keeps it. A session the budget stopped takes messages again, and `budget_stop` is cleared.
+   * Returns the budget now and what it counts (the tree's totals at a root). Bad limits throw ArborClientError.
+   */
+  async setBudget(change: BudgetChange): Promise<BudgetState> {
+    const parsed = budgetChangeSchema().safeParse(change);
+    if (!parsed.success) throw new ArborClientError(`Invalid budget: ${z.prettifyError(parsed.error)}`);
+    try {
+      return await this.workflow.executeUpdate(setBudgetUpdate, { args: [parsed.data] });
     } catch (error) {
       if (error instanceof WorkflowUpdateFailedError) throw new ArborClientError(error.cause?.message ?? error.message);
       if (error instanceof WorkflowNotFoundError) throw new ArborClientError(`No session with id ${this.id}.`);

@@ -49,6 +49,17 @@ export type SessionEventBody =
   | { type: 'task_updated'; task_id: string; subject: string; status: TaskStatus | 'deleted' }
   | { type: 'status_changed'; from: SessionStatus; to: SessionStatus }
   | { type: 'notice'; content: string }
+  /** One model call's usage (a webFetch's helper model calls too), with its cost by the worker's price table (null: no price). */
+  | {
+      type: 'usage';
+      source: 'model' | 'webFetch';
+      model: string;
+      prompt_tokens: number;
+      completion_tokens: number;
+      cached_tokens?: number;
+      reasoning_tokens?: number;
+      cost_usd: number | null;
+    }
   /** `message_id`: the error is a refused message signal that carried this id. */
   | { type: 'error'; content: string; message_id?: string };
 

@@ -1,3 +1,5 @@
+import type { BudgetChange, BudgetState } from './usage.js';
+import type { BudgetGrant, TreeUsageReport } from './tree-usage.js';
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { EventPage, EventRange } from './events.js';
 import type { AnswerReceipt, AnswerRequest, TreeQuestionsChange } from './questions.js';
@@ -74,6 +76,16 @@ export const memoryReadQuery = defineQuery<unknown, [MemoryRead]>('memoryRead');
 
 /** From a sub-agent to its parent, whichever run the parent is in: it has ended, how, and with which final message. */
 export const subAgentFinishedSignal = defineSignal<[SubAgentFinished]>('subAgentFinished');
+
+/**
+ * From a session below to its root: its own usage so far (cumulative, so a repeated report changes nothing), sent as it
+ * ends and, in a tree with a budget, with `request_id` to ask the root for an allowance (see tree-budget.ts).
+ */
+export const treeUsageSignal = defineSignal<[TreeUsageReport]>('treeUsage');
+/** From a root to a session below that asked: how far it may spend, or why not. */
+export const budgetGrantSignal = defineSignal<[BudgetGrant]>('budgetGrant');
+/** Sets or removes a session's budget limits (a root's are its tree's); answers the budget now and what it counts. */
+export const setBudgetUpdate = defineUpdate<BudgetState, [BudgetChange]>('setBudget');
 
 /** The catalogue of host tools the session's run holds (null: none): a worker whose own catalogue differs asks for it. */
 export const hostToolCatalogueQuery = defineQuery<HostToolCatalogue | null>('hostToolCatalogue');

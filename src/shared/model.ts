@@ -1,3 +1,4 @@
+import type { ModelUsage } from './usage.js';
 import type { ToolSearchLimits } from './tools/tool-search.js';
 import type { ToolCall, TranscriptEntry } from './session.js';
 import type { HostToolCatalogue } from './host-tools.js';
@@ -31,6 +32,8 @@ export interface ModelReply {
   tool_calls: ToolCall[];
   /** Present when the conversation was fitted to the model's context window before it was sent (for people reading history). */
   context_fitted?: { left_out_messages: number; cut_characters: number };
+  /** What the call used, when the provider reported it (read, bounded, by `readModelReply`; priced by the activity). */
+  usage?: ModelUsage;
 }
 
 /** What the worker tells a new session about where it runs: recorded once in history, so replay sees the same. */

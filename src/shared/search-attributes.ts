@@ -5,6 +5,9 @@ export const rootSessionIdKey = defineSearchAttributeKey('ArborRootSessionId', S
 export const parentSessionIdKey = defineSearchAttributeKey('ArborParentSessionId', SearchAttributeType.KEYWORD);
 export const statusKey = defineSearchAttributeKey('ArborStatus', SearchAttributeType.KEYWORD);
 export const titleKey = defineSearchAttributeKey('ArborTitle', SearchAttributeType.TEXT);
+/** Root sessions: the tokens (prompt + completion) and the cost in US dollars their whole tree has used, as of their last turn. */
+export const totalTokensKey = defineSearchAttributeKey('ArborTotalTokens', SearchAttributeType.INT);
+export const costUsdKey = defineSearchAttributeKey('ArborCostUsd', SearchAttributeType.DOUBLE);
 
 /** Name and Temporal CLI type name of each attribute, for registration (`--search-attribute Name=Type`). */
 export const arborSearchAttributes = [
@@ -12,4 +15,6 @@ export const arborSearchAttributes = [
   { name: parentSessionIdKey.name, type: 'Keyword' },
   { name: statusKey.name, type: 'Keyword' },
   { name: titleKey.name, type: 'Text' },
+  { name: totalTokensKey.name, type: 'Int' },
+  { name: costUsdKey.name, type: 'Double' },
 ] as const;

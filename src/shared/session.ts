@@ -9,6 +9,8 @@ import type { Goal } from './tools/goals.js';
 import type { Loop } from './tools/loops.js';
 import type { CronJob } from './tools/cron.js';
 import type { SessionEnvironment } from './model.js';
+import { maxCostUsdSchema, maxTokensSchema, type UsageSnapshot } from './usage.js';
+import type { CarriedUsage } from './tree-usage.js';
 import type { HostToolCatalogue } from './host-tools.js';
 import type { ToolSearchLimits } from './tools/tool-search.js';
 import { approvalPolicySchema } from './approvals.js';
@@ -143,6 +145,24 @@ export const sessionInputSchema = lazy(() =>
       .describe(
         'What a host tool call that needs approval does: ask the user (default), allow it, or deny it without asking (default when ends_when_done)',
       ),
+    max_tokens: maxTokensSchema()
+      .optional()
+      .describe(
+        "Tokens (prompt + completion) the session may use, a root's for its whole tree; checked before each model call (raise it with the setBudget update)",
+      ),
+    max_cost_usd: maxCostUsdSchema()
+      .optional()
+      .describe(
+        "US dollars the session may spend by the worker's price table, a root's for its whole tree (calls of unpriced models count 0)",
+      ),
+    sub_agent_budget: z
+      .strictObject({ max_tokens: maxTokensSchema().optional(), max_cost_usd: maxCostUsdSchema().optional() })
+      .optional()
+      .describe("Limits each sub-agent in the tree has for its own calls, within the root's; sub-agents hand it down"),
+    draws_from_root: z
+      .literal(true)
+      .optional()
+      .describe('Set by Arbor for a sub-agent whose root has a budget: it asks the root for allowances'),
     work_mode: workModeSchema()
       .optional()
       .describe(
@@ -193,6 +213,8 @@ export interface CarriedState {
   skills?: true;
   /** Deferred host tools ToolSearch has loaded, in the order found. Absent: none. */
   loaded_tools?: string[];
+  /** What the session spent, its budget, and at a root its tree's reports. Absent: nothing spent and no budget. */
+  usage?: CarriedUsage;
 }
 
 export interface RefusedMessage {
@@ -285,6 +307,8 @@ export interface SessionSnapshot {
   tools?: { deferred: number; loaded: string[] };
   /** The session's tool profile. Absent from workers older than profiles, whose sessions all have `all`. */
   profile?: ProfileName;
+  /** Tokens and cost: this session's, and at a root its tree's; its budget. Absent from workers older than usage. */
+  usage?: UsageSnapshot;
 }
 
 /**

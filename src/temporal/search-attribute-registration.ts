@@ -3,6 +3,12 @@ import proto from '@temporalio/proto';
 import { arborSearchAttributes } from '../shared/search-attributes.js';
 
 const IndexedValueType = proto.temporal.api.enums.v1.IndexedValueType;
+const indexedValueTypes = {
+  Keyword: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
+  Text: IndexedValueType.INDEXED_VALUE_TYPE_TEXT,
+  Int: IndexedValueType.INDEXED_VALUE_TYPE_INT,
+  Double: IndexedValueType.INDEXED_VALUE_TYPE_DOUBLE,
+} as const;
 const grpcAlreadyExists = 6;
 const grpcUnimplemented = 12;
 
@@ -20,12 +26,7 @@ export async function ensureSearchAttributes(connection: Connection, namespace: 
   try {
     await connection.operatorService.addSearchAttributes({
       namespace,
-      searchAttributes: Object.fromEntries(
-        missing.map((attribute) => [
-          attribute.name,
-          attribute.type === 'Text' ? IndexedValueType.INDEXED_VALUE_TYPE_TEXT : IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
-        ]),
-      ),
+      searchAttributes: Object.fromEntries(missing.map((attribute) => [attribute.name, indexedValueTypes[attribute.type]])),
     });
   } catch (error) {
     if (isAlreadyExists(error)) return [];

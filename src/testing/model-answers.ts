@@ -1,4 +1,4 @@
-import type { ModelStep, RequestMessage } from './model-steps.js';
+import type { ModelStep, RequestMessage, StepUsage } from './model-steps.js';
 
 /** An HTTP answer to one chat-completions request, the same whether it travels in-process or over loopback. */
 export interface ModelAnswer {
@@ -11,7 +11,7 @@ export interface ModelAnswer {
 export function completionBody(
   model: string,
   counter: number,
-  reply: { content?: string | null; toolCalls?: { name: string; arguments: string; id?: string }[] },
+  reply: { content?: string | null; toolCalls?: { name: string; arguments: string; id?: string }[]; usage?: StepUsage | undefined },
 ): string {
   const toolCalls: NonNullable<RequestMessage['tool_calls']> | undefined = reply.toolCalls?.map((call, index) => ({
     id: call.id ?? `call_${counter}_${index}`,
@@ -30,8 +30,19 @@ export function completionBody(
         message: { role: 'assistant', content: reply.content ?? null, ...(toolCalls?.length ? { tool_calls: toolCalls } : {}) },
       },
     ],
-    usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+    ...(reply.usage ? { usage: usageBody(reply.usage) } : {}),
   });
+}
+
+/** A step's usage as OpenAI writes it, with the details objects where cached or reasoning tokens are given. */
+function usageBody(usage: StepUsage): Record<string, unknown> {
+  return {
+    prompt_tokens: usage.prompt_tokens,
+    completion_tokens: usage.completion_tokens,
+    total_tokens: usage.prompt_tokens + usage.completion_tokens,
+    ...(usage.cached_tokens !== undefined ? { prompt_tokens_details: { cached_tokens: usage.cached_tokens } } : {}),
+    ...(usage.reasoning_tokens !== undefined ? { completion_tokens_details: { reasoning_tokens: usage.reasoning_tokens } } : {}),
+  };
 }
 
 export function errorAnswer(status: number, message: string, headers: Record<string, string> = {}): ModelAnswer {
@@ -62,6 +73,6 @@ export function answerOf(step: ModelStep, model: string, counter: number): Model
   return {
     status: 200,
     headers: { 'content-type': 'application/json' },
-    body: completionBody(model, counter, { content: step.text ?? null, ...(toolCalls ? { toolCalls } : {}) }),
+    body: completionBody(model, counter, { content: step.text ?? null, ...(toolCalls ? { toolCalls } : {}), usage: step.usage }),
   };
 }

@@ -6,11 +6,23 @@ interface Delay {
   delayMs?: number;
 }
 
-export interface TextStep extends Delay {
+/** The usage the answer reports (OpenAI's `usage` object); absent: the answer reports none. */
+export interface StepUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  cached_tokens?: number;
+  reasoning_tokens?: number;
+}
+
+interface Usage {
+  usage?: StepUsage;
+}
+
+export interface TextStep extends Delay, Usage {
   text: string;
 }
 
-export interface ToolCallsStep extends Delay {
+export interface ToolCallsStep extends Delay, Usage {
   /** More than one is a round of parallel tool calls. */
   toolCalls: ToolCallStep[];
   /** Text beside the calls, as some models write. */

@@ -1,3 +1,4 @@
+import type { PriceTable } from '../activities/prices.js';
 import { randomUUID } from 'node:crypto';
 import type { Duration } from '@temporalio/common';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -30,6 +31,8 @@ export interface TestArborOptions {
   model?: ScriptedModel | ModelSettings;
   /** How a ScriptedModel is reached: `in-process` (default, fastest) or `http` (a loopback server, the real network path). */
   modelTransport?: 'in-process' | 'http';
+  /** The worker's price table (US dollars per million tokens, per model); default `defaultPrices`, which has no `scripted`. */
+  prices?: PriceTable;
   /** The model name sessions ask for when they name none (default `scripted`). */
   modelName?: string;
   /** What claurst's `Agent` model aliases mean (alias -> model name), as ARBOR_MODEL_ALIASES on a worker (default: none). */
@@ -245,6 +248,7 @@ async function modelSettings(
     requestTimeoutMs: 30_000,
     sendSessionId: true,
     ...(options.modelAliases ? { modelAliases: options.modelAliases } : {}),
+    ...(options.prices ? { prices: options.prices } : {}),
   };
   if (options.modelTransport !== 'http') return { ...base, baseURL: 'http://scripted-model.invalid/v1', fetch: inProcessFetch(scripted) };
   const server = await new ScriptedOpenAIServer(scripted).start();

@@ -18,6 +18,18 @@ import { patched } from '@temporalio/workflow';
  * types end with their sessions' current runs instead of living as long as their trees.
  */
 
+/*
+ * Usage and budgets (issue 27) add commands without a `patched()`, because each is issued only on data no history from
+ * before them holds, so a replay of such a history issues none of them either:
+ * - a root's `ArborTotalTokens`/`ArborCostUsd` upsert as a turn ends, and a sub-agent's final `treeUsage` signal to its
+ *   root: only once a `callModel` (or `fetchWebPage`) result recorded in history carries `usage`, which results from
+ *   before were never given;
+ * - the allowance request (`treeUsage` with `request_id`, and its timer) and the root's `budgetGrant` answer: only in a
+ *   sub-agent started with `draws_from_root`, an input older runs never wrote, and at a root that receives one.
+ * A `patched()` would cost every new session a marker and a `TemporalChangeVersion` upsert in the workflow task of its
+ * first usage write: two search-attribute writes in one task, which the status rules here exist to avoid.
+ */
+
 /** Changes `arborSession` was born with. */
 const arborSessionChanges = [
   'status-running-shown-from-tool-rounds',

@@ -30,6 +30,7 @@ import { carriedMessage } from './inbox.js';
 import type { StateClock } from './state-clock.js';
 import type { SessionIdentity } from './session-identity.js';
 import { DeferredTools } from './deferred-tools.js';
+import { UsageLedger } from './usage-ledger.js';
 import { carriedSettings, settingsFromCarried, settingsFromEnvironment, type DeploymentSettings } from './deployment-settings.js';
 
 /** Everything a session knows, kept as plain data so it survives replay and continue-as-new. Pure: no Temporal calls. */
@@ -73,6 +74,8 @@ export class SessionState {
   refusedMessages: RefusedMessage[];
   /** Host tools held back from the model until ToolSearch loads them. */
   readonly deferredTools: DeferredTools;
+  /** Tokens and cost spent, the budget, and at a root the tree's reports and allowances. */
+  readonly usage: UsageLedger;
 
   constructor(
     readonly identity: SessionIdentity,
@@ -130,6 +133,7 @@ export class SessionState {
     this.turnStartedAt = carried?.turn_started_at ?? null;
     this.refusedMessages = carried?.refused_messages ?? [];
     this.deferredTools = new DeferredTools(carried?.loaded_tools);
+    this.usage = new UsageLedger(identity.root_session_id === identity.session_id, (event) => this.events.emit(event), carried?.usage);
   }
 
   /** Takes in where the session runs, as the worker (or, for a sub-agent, its parent) described it. */
@@ -315,6 +319,7 @@ export class SessionState {
       work_mode: this.workMode,
       ...this.deferredTools.snapshot(),
       profile: this.profile,
+      usage: this.usage.snapshot(),
     };
   }
 
@@ -357,6 +362,7 @@ export class SessionState {
       ...(this.treeQuestions.length > 0 ? { tree_questions: this.treeQuestions } : {}),
       ...(this.refusedMessages.length > 0 ? { refused_messages: this.refusedMessages } : {}),
       ...this.deferredTools.carry(),
+      ...this.usage.carry(),
     };
   }
 

@@ -1,4 +1,5 @@
 import { upsertSearchAttributes } from '@temporalio/workflow';
+import type { SearchAttributePair } from '@temporalio/common';
 import type { SessionStatus, ToolCall } from '../shared/session.js';
 import { statusKey } from '../shared/search-attributes.js';
 import { findTool } from '../shared/tools/registry.js';
@@ -28,6 +29,11 @@ export interface StatusReporter {
   callProceeds(): void;
   /** The turn goes on to another model call: a `running` held back for a round that finished in its task is written now. */
   modelCallStarts(): void;
+  /**
+   * A turn has ended with `status`: reported as `report` does, and `attributes` (a root's usage) written in the same
+   * upsert as the status where one is written then, else alone; nothing when there are none.
+   */
+  reportTurnEnd(status: SessionStatus, attributes: SearchAttributePair[]): void;
 }
 
 /** Closing statuses that Temporal's execution status shows as they are: Completed, and Canceled for a stop. */
@@ -56,9 +62,12 @@ export function statusReporter(state: SessionState): StatusReporter {
   // a replay can reach the call before Core has seen the marker, and the run fails as non-deterministic.
   const runningShownFromToolRounds = hasChange('status-running-shown-from-tool-rounds');
 
+  // Written with the next status write of the turn's end (see reportTurnEnd).
+  let withStatus: SearchAttributePair[] = [];
   const show = (status: SessionStatus) => {
     if (!state.settings.searchAttributes || shown === status) return;
-    upsertSearchAttributes([{ key: statusKey, value: status }]);
+    upsertSearchAttributes([{ key: statusKey, value: status }, ...withStatus]);
+    withStatus = [];
     shown = status;
   };
 
@@ -127,6 +136,12 @@ export function statusReporter(state: SessionState): StatusReporter {
     modelCallStarts() {
       // Older types never held `running` to this point; they keep writing as their histories recorded.
       if (hasV3Changes()) writeHeldRunning();
+    },
+    reportTurnEnd(status, attributes) {
+      withStatus = state.settings.searchAttributes ? attributes : [];
+      report(status);
+      if (withStatus.length > 0) upsertSearchAttributes(withStatus);
+      withStatus = [];
     },
   };
 }

@@ -29,8 +29,15 @@ import {
   taskBoardUpdate,
   taskBoardWritesUpdate,
   treeQuestionsSignal,
+  treeUsageSignal,
+  budgetGrantSignal,
+  setBudgetUpdate,
   userMessageSignal,
 } from '../shared/messages.js';
+import { budgetChangeSchema } from '../shared/usage.js';
+import { answerUsageReport, reportFinalUsage } from './tree-budget.js';
+import { stopForBudget, takeBudget } from './session-budget.js';
+import { usageAttributesWriter } from './usage-attributes.js';
 import { applyBoardBatch, applyBoardRequest, checkBoardBatch, parseBoardRequest } from './board-requests.js';
 import { acceptAnswers, checkAnswerRequest } from './answer-questions.js';
 import { acceptMessage, checkMessage, receiveMessageSignal } from './send-message.js';
@@ -143,6 +150,7 @@ async function runSession(input: SessionInput): Promise<SessionResult> {
   // A run that continues a session is handed the mode the run before it was in (see continueAsNewNow).
   state.workMode = input.work_mode ?? defaultWorkMode;
   state.profile = sessionProfile(input);
+  if (!input.carried) takeBudget(state, input);
 
   setHandler(userMessageSignal, (message) => {
     noteArrival();
@@ -171,6 +179,11 @@ async function runSession(input: SessionInput): Promise<SessionResult> {
   setHandler(taskBoardWritesUpdate, (batch) => (noteArrival(), applyBoardBatch(state, batch)), {
     validator: (batch) => checkBoardBatch(state, batch),
   });
+  setHandler(treeUsageSignal, (report) => answerUsageReport(state, report));
+  setHandler(budgetGrantSignal, (grant) => state.usage.receiveGrant(grant));
+  setHandler(setBudgetUpdate, (change) => (noteArrival(), state.usage.setBudget(change)), {
+    validator: (change) => void budgetChangeSchema().parse(change),
+  });
   setHandler(treeQuestionsSignal, (change) => {
     noteArrival();
     if (change && (change.kind === 'asked' || change.kind === 'settled')) state.applyTreeQuestions(change);
@@ -179,6 +192,7 @@ async function runSession(input: SessionInput): Promise<SessionResult> {
   const status = statusReporter(state);
   const inboxBatch = inboxBatchChars();
   const reportStatus = status.report;
+  const usageAttributes = usageAttributesWriter(state);
 
   const settings: TurnSettings = {
     systemPrompt: input.system_prompt ?? toolProfiles[state.profile].systemPrompt,
@@ -200,6 +214,7 @@ async function runSession(input: SessionInput): Promise<SessionResult> {
     maxDepth: input.max_depth ?? defaultMaxDepth,
     maxChildren: input.max_children ?? defaultMaxChildren,
     historyLimit: input.history_limit,
+    subAgentBudget: input.sub_agent_budget,
   });
   // Registered once SubAgents exists: a sub-agent's report may be the first thing a new run receives.
   setHandler(subAgentFinishedSignal, (report) => {
@@ -276,7 +291,8 @@ async function runSession(input: SessionInput): Promise<SessionResult> {
         callProceeds: status.callProceeds,
         modelCallStarts: status.modelCallStarts,
       });
-      if (outcome !== 'model_failed') {
+      if (outcome === 'budget_spent') stopForBudget(state);
+      else if (outcome !== 'model_failed') {
         // Active goals drive the next turn, unless a message (which always comes first) is already waiting.
         const continuation = state.goals.afterTurn(state.turn);
         if (continuation && state.inbox.length === 0) state.enqueue(continuation);
@@ -298,11 +314,12 @@ async function runSession(input: SessionInput): Promise<SessionResult> {
           await condition(() => state.inbox.length > 0 || !busy());
           if (state.inbox.length > 0) continue;
         }
-        reportStatus(outcome === 'model_failed' ? 'failed' : 'completed');
+        status.reportTurnEnd(outcome === 'model_failed' ? 'failed' : 'completed', usageAttributes());
+        await reportFinalUsage(state);
         await tellParent(state);
         return result(state);
       }
-      reportStatus('idle');
+      status.reportTurnEnd('idle', usageAttributes());
       if (mayContinueAsNew()) await continueAsNewNow();
     }
   } catch (error) {
@@ -311,7 +328,10 @@ async function runSession(input: SessionInput): Promise<SessionResult> {
       // Leaves first: every sub-agent of this session has stopped before this session ends.
       await subAgents.settle();
       reportStatus('stopped');
-      await CancellationScope.nonCancellable(() => tellParent(state));
+      await CancellationScope.nonCancellable(async () => {
+        await reportFinalUsage(state);
+        await tellParent(state);
+      });
     }
     throw error;
   }
@@ -354,7 +374,7 @@ async function tellParent(state: SessionState): Promise<void> {
     await getExternalWorkflowHandle(parent).signal(subAgentFinishedSignal, {
       sub_session_id: state.identity.session_id,
       status: state.status,
-      final_message: state.transcript.finalMessage(),
+      final_message: finalMessageOf(state),
       ...failureOf(state),
     });
   } catch {
@@ -366,9 +386,14 @@ function result(state: SessionState): SessionResult {
   return {
     session_id: state.identity.session_id,
     status: state.status,
-    final_message: state.transcript.finalMessage(),
+    final_message: finalMessageOf(state),
     ...failureOf(state),
   };
+}
+
+/** A sub-agent the budget stopped says so to its parent (whose model reads it), instead of its last answer. */
+function finalMessageOf(state: SessionState): string | null {
+  return state.usage.budgetStop ?? state.transcript.finalMessage();
 }
 
 /** A failed session says why in its result and its report to its parent (newer runs), so a waiting parent can tell. */

@@ -53,6 +53,8 @@ export interface SubAgentLimits {
   maxChildren: number;
   /** The session's `history_limit`, handed down so the whole tree continues as new alike. */
   historyLimit?: number | undefined;
+  /** The tree's `sub_agent_budget`, handed down: each sub-agent's own limits. */
+  subAgentBudget?: { max_tokens?: number | undefined; max_cost_usd?: number | undefined } | undefined;
 }
 
 /**
@@ -124,6 +126,7 @@ export class SubAgents {
       ...(request.system_prompt !== undefined ? { system_prompt: request.system_prompt } : {}),
       ...(request.max_turns !== undefined ? { max_tool_rounds: request.max_turns } : {}),
       ...(hasBuiltInChanges() ? { environment: environmentFor(this.state.settings, request.model) } : {}),
+      ...this.budgetOfChild(),
     };
     // Newer sub-agents outlive their parent's run, so the parent can continue as new while they work; they tell the
     // parent (by its id, whichever run it is in) when they finish, and a stop cancels them explicitly, leaves first.
@@ -227,6 +230,15 @@ export class SubAgents {
       await Promise.allSettled(inherited.map((child) => getExternalWorkflowHandle(child.sub_session_id).cancel()));
       await condition(() => this.state.runningChildren().length === 0, '10 minutes');
     });
+  }
+
+  /** A child draws from its root's budget when the tree has one, and has the tree's sub-agent limits for its own calls. */
+  private budgetOfChild(): Pick<SessionInput, 'draws_from_root' | 'sub_agent_budget' | 'max_tokens' | 'max_cost_usd'> {
+    const limits = this.limits.subAgentBudget;
+    return {
+      ...(this.state.usage.treeHasBudget() ? { draws_from_root: true as const } : {}),
+      ...(limits ? { sub_agent_budget: limits, ...limits } : {}),
+    };
   }
 
   /** Whether every running child may outlive this run, so the session can continue as new now. */

@@ -7,6 +7,7 @@ import { offeredTools, planModeNote } from './tools/destructive-tools.js';
 import { shareRoundBudget } from './tools/round-budget.js';
 import { deferredToolsNote } from './deferred-tools.js';
 import { describeModelFailure } from './model-failure.js';
+import { budgetRefusal } from './tree-budget.js';
 import type { SubAgents } from './sub-agents.js';
 import type { SessionStatus, ToolCall } from '../shared/session.js';
 import { traceToolCall, traceTurn } from './tracing/workflow-spans.js';
@@ -29,7 +30,7 @@ export interface ModelCursor {
   sent: number;
 }
 
-export type TurnOutcome = 'answered' | 'round_limit' | 'model_failed';
+export type TurnOutcome = 'answered' | 'round_limit' | 'model_failed' | 'budget_spent';
 
 /** Runs one turn: model call, tool calls, repeated until the model answers without tools or a limit ends it. */
 export interface TurnServices {
@@ -56,6 +57,14 @@ async function runRounds(state: SessionState, settings: TurnSettings, cursor: Mo
   const allowedTools = new Set(settings.toolNames);
   for (let round = 1; round <= settings.maxToolRounds; round++) {
     let reply: ModelReply;
+    // Checked before every call: a call that would start past the budget is not made, and the turn ends saying why.
+    const refusal = await budgetRefusal(state);
+    if (refusal !== null) {
+      state.usage.budgetStop = refusal;
+      state.append({ role: 'notice', content: refusal, turn: state.turn });
+      return 'budget_spent';
+    }
+    state.usage.budgetStop = null;
     if (round > 1) services.modelCallStarts();
     try {
       reply = await callModel.executeWithOptions({ summary: `turn ${state.turn} · round ${round} · ${state.settings.model}` }, [
@@ -68,6 +77,7 @@ async function runRounds(state: SessionState, settings: TurnSettings, cursor: Mo
       state.append({ role: 'error', content: message, turn: state.turn });
       return 'model_failed';
     }
+    if (reply.usage) state.usage.record(reply.usage, 'model');
     const toolCalls = reply.tool_calls;
     state.append({
       role: 'assistant',

@@ -23,15 +23,24 @@ function fakeConnection(existing: Record<string, number>, add: () => Promise<unk
 describe('search attribute registration', () => {
   it('adds only the missing attributes', async () => {
     const connection = fakeConnection({ ArborStatus: 2, ArborTitle: 1 }, async () => ({}));
-    expect(await ensureSearchAttributes(connection, 'ns')).toEqual(['ArborRootSessionId', 'ArborParentSessionId']);
+    expect(await ensureSearchAttributes(connection, 'ns')).toEqual([
+      'ArborRootSessionId',
+      'ArborParentSessionId',
+      'ArborTotalTokens',
+      'ArborCostUsd',
+    ]);
     const request = (connection as unknown as { added: { searchAttributes: Record<string, number> }[] }).added[0]!;
-    expect(Object.keys(request.searchAttributes)).toEqual(['ArborRootSessionId', 'ArborParentSessionId']);
+    // Keyword 2, Int 3, Double 4 (IndexedValueType).
+    expect(request.searchAttributes).toEqual({ ArborRootSessionId: 2, ArborParentSessionId: 2, ArborTotalTokens: 3, ArborCostUsd: 4 });
   });
 
   it('does nothing when all are present', async () => {
-    const connection = fakeConnection({ ArborStatus: 2, ArborTitle: 1, ArborRootSessionId: 2, ArborParentSessionId: 2 }, async () => {
-      throw new Error('must not be called');
-    });
+    const connection = fakeConnection(
+      { ArborStatus: 2, ArborTitle: 1, ArborRootSessionId: 2, ArborParentSessionId: 2, ArborTotalTokens: 3, ArborCostUsd: 4 },
+      async () => {
+        throw new Error('must not be called');
+      },
+    );
     expect(await ensureSearchAttributes(connection, 'ns')).toEqual([]);
   });
 

@@ -1,3 +1,4 @@
+import { emptyTotals } from '../../src/shared/usage.js';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { HostToolEntry } from '../../src/shared/host-tools.js';
 import { utf8Length } from '../../src/shared/utf8.js';
@@ -313,6 +314,8 @@ describe('snapshot', () => {
       last_event_seq: 3,
       work_mode: 'execute',
       profile: 'all',
+      // A sub-agent: its own usage, no tree totals (its root keeps them).
+      usage: { session: emptyTotals(), budget_stop: null },
     });
   });
 

@@ -12,6 +12,7 @@ import {
   nonEmptyText,
   ownerId,
   positiveInteger,
+  positiveAmount,
   withConnectionFlags,
   type ConnectionFlags,
 } from '../options.js';
@@ -23,6 +24,8 @@ export interface SessionFlags extends ConnectionFlags {
   title?: string;
   model?: string;
   maxToolRounds?: number;
+  maxTokens?: number;
+  maxCostUsd?: number;
   owner?: string;
   approval?: ApprovalPolicy;
   workMode?: WorkMode;
@@ -37,6 +40,12 @@ export function withSessionFlags(command: Command): Command {
     .option('--title <title>', 'session title (default: the start of the instruction)')
     .option('--model <name>', "model for this session (default: the worker's ARBOR_MODEL)")
     .option('--max-tool-rounds <n>', 'model calls allowed in one turn', positiveInteger('--max-tool-rounds'))
+    .option('--max-tokens <n>', "tokens the session's whole tree may use (checked before each model call)", positiveInteger('--max-tokens'))
+    .option(
+      '--max-cost-usd <usd>',
+      "US dollars the session's whole tree may spend, by the worker's price table",
+      positiveAmount('--max-cost-usd'),
+    )
     .option('--owner <id>', 'whose memories the session uses (default "default")', ownerId)
     .option('--approval <policy>', 'host tool calls that need approval: ask (default), allow or deny', approvalPolicy)
     .option('--work-mode <mode>', 'plan: destructive tools do not run until arbor execute-plan; execute (default)', workMode)
@@ -55,6 +64,8 @@ export function sessionOptionsFrom(instruction: string, flags: SessionFlags) {
     ...(flags.title ? { title: flags.title } : {}),
     ...(flags.model ? { model: flags.model } : {}),
     ...(flags.maxToolRounds ? { max_tool_rounds: flags.maxToolRounds } : {}),
+    ...(flags.maxTokens ? { max_tokens: flags.maxTokens } : {}),
+    ...(flags.maxCostUsd ? { max_cost_usd: flags.maxCostUsd } : {}),
     ...(flags.owner ? { owner: flags.owner } : {}),
     ...(flags.approval ? { approval: flags.approval } : {}),
     ...(flags.workMode ? { work_mode: flags.workMode } : {}),

@@ -3,6 +3,7 @@ import type { Activities } from '../../activities/index.js';
 import type { ToolArgs } from '../../shared/tools/define-tool.js';
 import type { webFetch, webSearch } from '../../shared/tools/web.js';
 import { replyText } from './reply.js';
+import type { ToolContext } from './tool-context.js';
 
 const web = proxyActivities<Activities>({
   startToCloseTimeout: '2 minutes',
@@ -14,8 +15,12 @@ export function searchWeb(args: ToolArgs<typeof webSearch>): Promise<string> {
   return web.searchWeb.executeWithOptions({ summary }, [args]).then(replyText);
 }
 
-export function fetchWeb(args: ToolArgs<typeof webFetch>): Promise<string> {
-  return web.fetchWebPage.executeWithOptions({ summary: `webFetch: ${hostOf(args.url)}` }, [args]).then(replyText);
+export function fetchWeb(args: ToolArgs<typeof webFetch>, context: ToolContext): Promise<string> {
+  return web.fetchWebPage.executeWithOptions({ summary: `webFetch: ${hostOf(args.url)}` }, [args]).then((reply) => {
+    // The helper model's calls that applied the prompt are this session's spending too.
+    for (const usage of reply.usage ?? []) context.state.usage.record(usage, 'webFetch');
+    return replyText(reply);
+  });
 }
 
 function hostOf(url: string): string {

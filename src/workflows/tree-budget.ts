@@ -1,0 +1,56 @@
+import { condition, getExternalWorkflowHandle } from '@temporalio/workflow';
+import { budgetGrantSignal, treeUsageSignal } from '../shared/messages.js';
+import type { SessionState } from './session-state.js';
+
+/** How long a member waits for its root's answer to an allowance request before its turn ends without the call. */
+const grantWaitTimeout = '2 minutes';
+
+/**
+ * Why the session may not make its next model call, or null. A root checks its tree's budget (its own and its
+ * members' reported spending, and the allowances members hold). A member of a budgeted tree spends an allowance from
+ * its root: once it is used up, it reports its spending and asks for more (two signals), and waits for the answer.
+ * Issues no command in a session without a budget that draws from no root, which every session before budgets is.
+ */
+export async function budgetRefusal(state: SessionState): Promise<string | null> {
+  const ledger = state.usage;
+  const own = ledger.ownRefusal();
+  if (own !== null || !ledger.drawsFromRoot || state.isRoot() || ledger.hasAllowance()) return own;
+  const requestId = ledger.newRequestId();
+  try {
+    await getExternalWorkflowHandle(state.identity.root_session_id).signal(treeUsageSignal, {
+      session_id: state.identity.session_id,
+      usage: ledger.own,
+      request_id: requestId,
+    });
+  } catch {
+    return 'The tree budget cannot be checked: the root session has ended. No model call was made.';
+  }
+  if (!(await condition(() => ledger.hasGrant(requestId), grantWaitTimeout)))
+    return 'The tree budget cannot be checked: the root session did not answer within 2 minutes. No model call was made.';
+  return ledger.takeGrant(requestId)?.refusal ?? null;
+}
+
+/** A sub-agent that spent tells its root its final totals as it ends (a member of a budgeted tree frees its allowance). */
+export async function reportFinalUsage(state: SessionState): Promise<void> {
+  if (state.isRoot() || (state.usage.own.calls === 0 && !state.usage.drawsFromRoot)) return;
+  try {
+    await getExternalWorkflowHandle(state.identity.root_session_id).signal(treeUsageSignal, {
+      session_id: state.identity.session_id,
+      usage: state.usage.own,
+      final: true,
+    });
+  } catch {
+    // The root has ended; nobody counts the tree any more.
+  }
+}
+
+/** Handles a member's report at the root: its totals are counted, and a request for an allowance is answered. */
+export async function answerUsageReport(state: SessionState, report: Parameters<SessionState['usage']['report']>[0]): Promise<void> {
+  const grant = state.usage.report(report);
+  if (!grant) return;
+  try {
+    await getExternalWorkflowHandle(report.session_id).signal(budgetGrantSignal, grant);
+  } catch {
+    // The member has ended meanwhile.
+  }
+}
