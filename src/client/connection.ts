@@ -1,6 +1,8 @@
 import { Client, Connection } from '@temporalio/client';
 import { loadClientConnectConfig } from '@temporalio/envconfig';
 import type { NativeConnectionOptions } from '@temporalio/worker';
+import { dataConverterOption } from '../codec/data-converter.js';
+import { encryptionKeysFromEnv, type EncryptionKey } from '../codec/encryption-keys.js';
 
 export const defaultAddress = 'localhost:7233';
 export const defaultNamespace = 'default';
@@ -14,6 +16,8 @@ export interface ConnectionSettings {
   /** True when the user named a server (TEMPORAL_ADDRESS, a profile, or an explicit option). */
   addressGiven: boolean;
   connectionOptions: NativeConnectionOptions;
+  /** Payload encryption keys (ARBOR_ENCRYPTION_KEYS), newest first; none: payloads are not encrypted. */
+  encryptionKeys?: readonly EncryptionKey[];
 }
 
 export interface ConnectionOverrides {
@@ -36,6 +40,7 @@ export function loadConnectionSettings(env: NodeJS.ProcessEnv = process.env, ove
     taskQueue: overrides.taskQueue ?? (env.ARBOR_TASK_QUEUE?.trim() || defaultTaskQueue),
     addressGiven: overrides.address !== undefined || config.connectionOptions.address !== undefined,
     connectionOptions: { ...config.connectionOptions, address },
+    encryptionKeys: encryptionKeysFromEnv(env),
   };
 }
 
@@ -47,5 +52,5 @@ export async function connectClient(settings: ConnectionSettings): Promise<Clien
     ...(apiKey !== undefined ? { apiKey: apiKey as string } : {}),
     ...(metadata !== undefined ? { metadata } : {}),
   });
-  return new Client({ connection, namespace: settings.namespace });
+  return new Client({ connection, namespace: settings.namespace, ...dataConverterOption(settings.encryptionKeys) });
 }

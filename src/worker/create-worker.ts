@@ -2,6 +2,7 @@ import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, type Worker, type WorkerOptions } from '@temporalio/worker';
 import { modelSettingsFromEnv, type ModelSettings } from '../activities/model-settings.js';
 import { loadConnectionSettings, type ConnectionSettings } from '../client/connection.js';
+import { dataConverterOption } from '../codec/data-converter.js';
 import { ensureSearchAttributes, supportsSearchAttributes } from '../temporal/search-attribute-registration.js';
 import { buildCatalogue } from '../tools/catalogue.js';
 import { createSessionWorkers } from './session-workers.js';
@@ -90,7 +91,11 @@ export async function createArborWorker(options: ArborWorkerOptions = {}): Promi
   try {
     const searchAttributes = await supportsSearchAttributes(clientConnection, settings.namespace);
     if (searchAttributes && options.registerSearchAttributes !== false) await ensureSearchAttributes(clientConnection, settings.namespace);
-    const client = new Client({ connection: clientConnection, namespace: settings.namespace });
+    const client = new Client({
+      connection: clientConnection,
+      namespace: settings.namespace,
+      ...dataConverterOption(settings.encryptionKeys),
+    });
     nativeConnection = await NativeConnection.connect(settings.connectionOptions);
     const workers = await createSessionWorkers({
       client,
@@ -103,7 +108,7 @@ export async function createArborWorker(options: ArborWorkerOptions = {}): Promi
       log: options.log ?? ((line) => process.stderr.write(`${line}\n`)),
       searchAttributes,
       workflowBundlePath: options.workflowBundlePath,
-      workerOptions: options.workerOptions,
+      workerOptions: { ...dataConverterOption(settings.encryptionKeys), ...options.workerOptions },
       activities: {
         automationDisallowedTools,
         webFetch,

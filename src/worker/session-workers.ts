@@ -84,7 +84,17 @@ async function createWorkers(
   const toolWorkers: Worker[] = [];
   for (const [queue, activities] of toolQueues) {
     if (queue === taskQueue) continue;
-    toolWorkers.push(await Worker.create({ connection: nativeConnection, namespace, taskQueue: queue, activities }));
+    // The tool workers read and write the same payloads: they share the session worker's codec.
+    const dataConverter = options.workerOptions?.dataConverter;
+    toolWorkers.push(
+      await Worker.create({
+        connection: nativeConnection,
+        namespace,
+        taskQueue: queue,
+        activities,
+        ...(dataConverter ? { dataConverter } : {}),
+      }),
+    );
   }
   return {
     worker,
