@@ -1,6 +1,6 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { METADATA_ENCODING_KEY, type Payload, type PayloadCodec } from '@temporalio/common';
-import { temporal } from '@temporalio/proto';
+import proto from '@temporalio/proto';
 import type { EncryptionKey } from './encryption-keys.js';
 
 /** The `encoding` of a payload this codec encrypted; its original payload, serialised, is the ciphertext. */
@@ -11,6 +11,7 @@ export const encryptionKeyIdKey = 'encryption-key-id';
 export const encryptionCipherKey = 'encryption-cipher';
 export const encryptionCipher = 'AES-256-GCM';
 
+const PayloadMessage = proto.temporal.api.common.v1.Payload;
 const ivLength = 12;
 const tagLength = 16;
 const encoder = new TextEncoder();
@@ -52,7 +53,7 @@ export class AesGcmCodec implements PayloadCodec {
   private encrypt(payload: Payload): Payload {
     const iv = randomBytes(ivLength);
     const cipher = createCipheriv('aes-256-gcm', this.current.key, iv);
-    const plain = temporal.api.common.v1.Payload.encode(payload).finish();
+    const plain = PayloadMessage.encode(payload).finish();
     const data = Buffer.concat([iv, cipher.update(plain), cipher.final(), cipher.getAuthTag()]);
     return {
       metadata: {
@@ -85,6 +86,6 @@ export class AesGcmCodec implements PayloadCodec {
     } catch {
       throw new PayloadDecryptionError(`A payload encrypted with the key "${id}" does not authenticate: the key or the data is wrong.`);
     }
-    return temporal.api.common.v1.Payload.decode(plain);
+    return PayloadMessage.decode(plain);
   }
 }
