@@ -165,7 +165,7 @@ describe('encrypted payloads (dev server, in-process workers, fake model, Tempor
         })
       ).json() as never;
     const sealed = await roundTrip('/encode', body);
-    expect(Buffer.from(sealed.payloads[0].metadata['encryption-key-id'], 'base64').toString()).toBe('k2');
+    expect(Buffer.from(sealed.payloads[0]!.metadata['encryption-key-id']!, 'base64').toString()).toBe('k2');
     expect(await roundTrip('/default/decode', JSON.stringify(sealed))).toEqual(JSON.parse(body));
   });
 
