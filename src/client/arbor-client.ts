@@ -9,6 +9,7 @@ import { defaultTitle } from '../shared/titles.js';
 import { identityAtStart, namespaceHasIdentityAttributes } from './start-with-identity.js';
 import { SessionHandle, type SessionHandleOptions } from './session-handle.js';
 import { checkQueryTimeout } from './access/query-failures.js';
+import { neutralTitle, neutralTitlesFromEnv } from './visible-title.js';
 import { MemoryHandle } from './memory-handle.js';
 import { AutomationsHandle } from './automations-handle.js';
 import { defaultOwner } from '../shared/tools/memory.js';
@@ -18,7 +19,15 @@ import { hostToolNamePattern } from '../shared/host-tools.js';
 import type { SessionWorkflow } from '../shared/workflow-types.js';
 import { listSessions, sessionOwnerMemoKey, type ListSessionsOptions, type SessionSummary } from './session-list.js';
 
-export interface ConnectOptions extends ConnectionOverrides, SessionHandleOptions {
+export interface ArborClientOptions extends SessionHandleOptions {
+  /**
+   * Put a neutral title ("Arbor session") instead of a session's own in its static summary and its ArborTitle search
+   * attribute, which Temporal stores unencrypted (README "Encrypted payloads"). Default: ARBOR_NEUTRAL_TITLES=on.
+   */
+  neutralTitles?: boolean;
+}
+
+export interface ConnectOptions extends ConnectionOverrides, ArborClientOptions {
   env?: NodeJS.ProcessEnv;
 }
 
@@ -30,18 +39,23 @@ export class ArborClient {
   constructor(
     readonly temporal: Client,
     readonly taskQueue: string,
-    private readonly handleOptions: SessionHandleOptions = {},
+    private readonly handleOptions: ArborClientOptions = {},
   ) {
     checkQueryTimeout(handleOptions.queryTimeoutMs);
   }
 
   static async connect(options: ConnectOptions = {}): Promise<ArborClient> {
-    return ArborClient.fromSettings(loadConnectionSettings(options.env ?? process.env, options), options);
+    const env = options.env ?? process.env;
+    return ArborClient.fromSettings(loadConnectionSettings(env, options), {
+      ...options,
+      neutralTitles: options.neutralTitles ?? neutralTitlesFromEnv(env),
+    });
   }
 
-  static async fromSettings(settings: ConnectionSettings, handleOptions: SessionHandleOptions = {}): Promise<ArborClient> {
+  static async fromSettings(settings: ConnectionSettings, handleOptions: ArborClientOptions = {}): Promise<ArborClient> {
     checkQueryTimeout(handleOptions.queryTimeoutMs);
-    return new ArborClient(await connectClient(settings), settings.taskQueue, handleOptions);
+    const options = { ...handleOptions, neutralTitles: handleOptions.neutralTitles ?? neutralTitlesFromEnv() };
+    return new ArborClient(await connectClient(settings), settings.taskQueue, options);
   }
 
   /** Starts a root session and returns its handle; the session id is a new UUID. */
@@ -68,7 +82,7 @@ export class ArborClient {
       );
     }
     const sessionId = randomUUID();
-    const title = input.title ?? defaultTitle(input.instruction);
+    const title = this.handleOptions.neutralTitles ? neutralTitle : (input.title ?? defaultTitle(input.instruction));
     this.identityAttributes ??= namespaceHasIdentityAttributes(this.temporal);
     await this.temporal.workflow.start<SessionWorkflow>(sessionWorkflowType, {
       workflowId: sessionId,

@@ -6,6 +6,7 @@ import { AesGcmCodec } from '../../src/codec/aes-gcm-codec.js';
 import { startCodecServer, type CodecServer } from '../../src/codec/codec-server.js';
 import { parseEncryptionKeys } from '../../src/codec/encryption-keys.js';
 import { memoryStoreId } from '../../src/shared/tools/memory.js';
+import { titleKey } from '../../src/shared/search-attributes.js';
 import { createArborWorker, type ArborWorker } from '../../src/worker.js';
 import { devServerSettings } from '../support/connection.js';
 import { FakeOpenAI } from '../support/fake-openai.js';
@@ -67,9 +68,9 @@ describe('encrypted payloads (dev server, in-process workers, fake model, Tempor
 
   const rawHistory = (workflowId: string) => temporalOk(['workflow', 'show', '--workflow-id', workflowId, '--output', 'json']);
 
-  async function runSecretSession(client: ArborClient, tag: string) {
+  async function runSecretSession(client: ArborClient, tag: string, title: string | undefined = 'Heron') {
     const secrets = secretSession(model, tag);
-    const session = await client.startSession({ instruction: secrets.instruction, owner, title: 'Heron' });
+    const session = await client.startSession({ instruction: secrets.instruction, owner, ...(title ? { title } : {}) });
     const idle = await session.waitUntilIdle({ timeoutMs: 60_000 });
     expect(idle.last_message?.content).toBe(secrets.answer);
     return { session, secrets: Object.values(secrets) };
@@ -118,6 +119,17 @@ describe('encrypted payloads (dev server, in-process workers, fake model, Tempor
     expect(secretsIn(memories, encrypted.secrets)).toEqual([]);
     // The plain session's memory, written before the key, is still there in the clear: nothing rewrites history.
     expect(secretsIn(memories, plain.secrets)).toContain(plain.secrets[2]);
+  });
+
+  it('keeps even a title made from the instruction out of the search attributes with neutral titles', async () => {
+    const client = await ArborClient.fromSettings(withKeys(k1), { neutralTitles: true });
+    const { session, secrets } = await runSecretSession(client, `neutral-${randomUUID().slice(0, 6)}`, undefined);
+    // The session keeps its own title (encrypted, in its state); only Temporal's visible fields get the neutral one.
+    expect((await session.snapshot()).title).not.toBe('Arbor session');
+    const described = await client.temporal.workflow.getHandle(session.id).describe();
+    expect(described.typedSearchAttributes.get(titleKey)).toBe('Arbor session');
+    await client.close();
+    expect(secretsIn(await rawHistory(session.id), secrets)).toEqual([]);
   });
 
   it('shows the decrypted history through the codec server to the Temporal CLI, with the token it asks for', async () => {
@@ -184,11 +196,14 @@ describe('encrypted payloads (dev server, in-process workers, fake model, Tempor
 
   it('says with arbor doctor whether payloads are encrypted, and refuses a bad key list at startup', async () => {
     const env = { TEMPORAL_ADDRESS: base.address, ARBOR_TASK_QUEUE: base.taskQueue };
-    const off = await runCli(['doctor', '--json', '--no-install'], env);
+    // Three CLI processes at once: each takes seconds to start on a loaded machine.
+    const [off, on, bad] = await Promise.all([
+      runCli(['doctor', '--json', '--no-install'], env),
+      runCli(['doctor', '--no-install'], { ...env, ARBOR_ENCRYPTION_KEYS: `${k2},${k1}` }),
+      runCli(['list'], { ...env, ARBOR_ENCRYPTION_KEYS: `k1:${randomBytes(16).toString('base64')}` }),
+    ]);
     expect(JSON.parse(off.stdout).encryption).toEqual({ payloads: 'not encrypted', key_ids: [], encrypting_key: null });
-    const on = await runCli(['doctor', '--no-install'], { ...env, ARBOR_ENCRYPTION_KEYS: `${k2},${k1}` });
     expect(on.stdout).toContain('Payloads: encrypted (AES-256-GCM) with key k2; keys that decrypt: k2, k1');
-    const bad = await runCli(['list'], { ...env, ARBOR_ENCRYPTION_KEYS: `k1:${randomBytes(16).toString('base64')}` });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('arbor: ARBOR_ENCRYPTION_KEYS: entry 1 (key "k1") is 16 bytes; AES-256 needs 32 bytes');
   });
