@@ -23,7 +23,7 @@ const replayedZoneImports = {
 };
 
 /** A relative import of one of the Node side's folders, from anywhere below src/. */
-const nodeZoneImport = '^(\\.\\./)+(client|worker|cli|web|temporal)(\\.js)?(/|$)';
+const nodeZoneImport = '^(\\.\\./)+(client|worker|cli|web|temporal|codec)(\\.js)?(/|$)';
 const activitiesImport = '^(\\.\\./)+activities(/|$)';
 const workflowsImport = '^(\\.\\./)+workflows(/|$)';
 

@@ -1,5 +1,5 @@
 /** The client SDK's public entry point (`arbor/client`): start sessions and steer them. */
-export { ArborClient, type ConnectOptions } from './client/arbor-client.js';
+export { ArborClient, type ArborClientOptions, type ConnectOptions } from './client/arbor-client.js';
 export { checkSessionId } from './client/session-id.js';
 export { ArborClientError } from './client/errors.js';
 export { listedSessionStatuses, type ListedSessionStatus, type ListSessionsOptions, type SessionSummary } from './client/session-list.js';

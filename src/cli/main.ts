@@ -21,9 +21,11 @@ import { stopCommand } from './commands/stop.js';
 import { treeCommand } from './commands/tree.js';
 import { toolsCommand } from './commands/tools.js';
 import { workerCommand } from './commands/worker.js';
+import { codecServerCommand } from './commands/codec-server.js';
 import { Interrupted, UsageError } from './usage-error.js';
 import { ToolDefinitionError } from '../tools/catalogue.js';
 import { McpConfigError } from '../mcp/config.js';
+import { EncryptionKeysError } from '../codec/encryption-keys.js';
 import { packageVersion } from './version.js';
 
 const logLevels = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'] as const;
@@ -71,6 +73,7 @@ export function buildProgram(): Command {
     memoryCommand,
     loopsCommand,
     automationsCommand,
+    codecServerCommand,
   ]) {
     program.addCommand(command.exitOverride().showHelpAfterError('(run with --help for usage)').configureOutput(oneErrorFormat));
   }
@@ -103,7 +106,8 @@ function exitCodeFor(error: unknown): number {
     error instanceof UsageError ||
     error instanceof ArborClientError ||
     error instanceof ToolDefinitionError ||
-    error instanceof McpConfigError
+    error instanceof McpConfigError ||
+    error instanceof EncryptionKeysError
   ) {
     process.stderr.write(`arbor: ${error.message}\n`);
     return 2;

@@ -9,6 +9,7 @@ import { defaultTitle } from '../shared/titles.js';
 import { identityAtStart, namespaceHasIdentityAttributes } from './start-with-identity.js';
 import { SessionHandle, type SessionHandleOptions } from './session-handle.js';
 import { checkQueryTimeout } from './access/query-failures.js';
+import { neutralTitle, neutralTitlesFromEnv } from './visible-title.js';
 import { MemoryHandle } from './memory-handle.js';
 import { checkMemoryStore, memoryStoreFromEnv, type MemoryStoreSettings } from './access/memory-store-settings.js';
 import { openMemoryStore, type MemoryStoreAccess } from './access/memory-stores.js';
@@ -20,7 +21,15 @@ import { hostToolNamePattern } from '../shared/host-tools.js';
 import type { SessionWorkflow } from '../shared/workflow-types.js';
 import { listSessions, sessionOwnerMemoKey, type ListSessionsOptions, type SessionSummary } from './session-list.js';
 
-export interface ConnectOptions extends ConnectionOverrides, SessionHandleOptions {
+export interface ArborClientOptions extends SessionHandleOptions {
+  /**
+   * Put a neutral title ("Arbor session") instead of a session's own in its static summary and its ArborTitle search
+   * attribute, which Temporal stores unencrypted (README "Encrypted payloads"). Default: ARBOR_NEUTRAL_TITLES=on.
+   */
+  neutralTitles?: boolean;
+}
+
+export interface ConnectOptions extends ConnectionOverrides, ArborClientOptions {
   env?: NodeJS.ProcessEnv;
   /**
    * Where memories() reads and writes: the same store as the worker's (default: ARBOR_MEMORY_STORE and
@@ -40,7 +49,7 @@ export class ArborClient {
   constructor(
     readonly temporal: Client,
     readonly taskQueue: string,
-    private readonly handleOptions: SessionHandleOptions = {},
+    private readonly handleOptions: ArborClientOptions = {},
     private readonly memoryStore?: MemoryStoreSettings | (() => MemoryStoreSettings),
   ) {
     checkQueryTimeout(handleOptions.queryTimeoutMs);
@@ -48,16 +57,21 @@ export class ArborClient {
 
   static async connect(options: ConnectOptions = {}): Promise<ArborClient> {
     const env = options.env ?? process.env;
-    return ArborClient.fromSettings(loadConnectionSettings(env, options), options, options.memoryStore ?? (() => memoryStoreFromEnv(env)));
+    return ArborClient.fromSettings(
+      loadConnectionSettings(env, options),
+      { ...options, neutralTitles: options.neutralTitles ?? neutralTitlesFromEnv(env) },
+      options.memoryStore ?? (() => memoryStoreFromEnv(env)),
+    );
   }
 
   static async fromSettings(
     settings: ConnectionSettings,
-    handleOptions: SessionHandleOptions = {},
+    handleOptions: ArborClientOptions = {},
     memoryStore?: MemoryStoreSettings | (() => MemoryStoreSettings),
   ): Promise<ArborClient> {
     checkQueryTimeout(handleOptions.queryTimeoutMs);
-    return new ArborClient(await connectClient(settings), settings.taskQueue, handleOptions, memoryStore);
+    const options = { ...handleOptions, neutralTitles: handleOptions.neutralTitles ?? neutralTitlesFromEnv() };
+    return new ArborClient(await connectClient(settings), settings.taskQueue, options, memoryStore);
   }
 
   /** Starts a root session and returns its handle; the session id is a new UUID. */
@@ -84,7 +98,7 @@ export class ArborClient {
       );
     }
     const sessionId = randomUUID();
-    const title = input.title ?? defaultTitle(input.instruction);
+    const title = this.handleOptions.neutralTitles ? neutralTitle : (input.title ?? defaultTitle(input.instruction));
     this.identityAttributes ??= namespaceHasIdentityAttributes(this.temporal);
     await this.temporal.workflow.start<SessionWorkflow>(sessionWorkflowType, {
       workflowId: sessionId,

@@ -3,6 +3,8 @@ import { loadClientConnectConfig } from '@temporalio/envconfig';
 import type { NativeConnectionOptions } from '@temporalio/worker';
 import { tracingSettingsFromEnv } from '../tracing/tracing-settings.js';
 import { loadTracing } from '../tracing/load-tracing.js';
+import { dataConverterOption } from '../codec/data-converter.js';
+import { encryptionKeysFromEnv, type EncryptionKey } from '../codec/encryption-keys.js';
 
 export const defaultAddress = 'localhost:7233';
 export const defaultNamespace = 'default';
@@ -16,6 +18,8 @@ export interface ConnectionSettings {
   /** True when the user named a server (TEMPORAL_ADDRESS, a profile, or an explicit option). */
   addressGiven: boolean;
   connectionOptions: NativeConnectionOptions;
+  /** Payload encryption keys (ARBOR_ENCRYPTION_KEYS), newest first; none: payloads are not encrypted. */
+  encryptionKeys?: readonly EncryptionKey[];
 }
 
 export interface ConnectionOverrides {
@@ -38,6 +42,7 @@ export function loadConnectionSettings(env: NodeJS.ProcessEnv = process.env, ove
     taskQueue: overrides.taskQueue ?? (env.ARBOR_TASK_QUEUE?.trim() || defaultTaskQueue),
     addressGiven: overrides.address !== undefined || config.connectionOptions.address !== undefined,
     connectionOptions: { ...config.connectionOptions, address },
+    encryptionKeys: encryptionKeysFromEnv(env),
   };
 }
 
@@ -52,5 +57,5 @@ export async function connectClient(settings: ConnectionSettings): Promise<Clien
   // Traced (OTEL_* variables, README "Tracing"): the sessions it starts and signals carry its trace context.
   const tracing = await loadTracing(tracingSettingsFromEnv());
   const interceptors = tracing ? { interceptors: tracing.clientInterceptors() } : {};
-  return new Client({ connection, namespace: settings.namespace, ...interceptors });
+  return new Client({ connection, namespace: settings.namespace, ...interceptors, ...dataConverterOption(settings.encryptionKeys) });
 }

@@ -2,10 +2,14 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { Worker } from '@temporalio/worker';
 import { workflowBundlePath } from './workflow-bundle.js';
+import { dataConverterOption } from '../codec/data-converter.js';
+import { parseEncryptionKeys } from '../codec/encryption-keys.js';
 
 export interface ReplayOptions {
   /** A workflow bundle built beforehand (default: the package's prebuilt one, else Arbor's workflow code bundled). */
   workflowBundlePath?: string;
+  /** The keys of encrypted histories, in the format of ARBOR_ENCRYPTION_KEYS (default: none; plain histories need none). */
+  encryptionKeys?: string;
 }
 
 export interface ReplayedHistory {
@@ -46,9 +50,10 @@ export async function replayHistories(folder: string, options: ReplayOptions = {
     }
     histories.push({ workflowId: relative(folder, file), history });
   }
+  const codec = dataConverterOption(parseEncryptionKeys(options.encryptionKeys, 'encryptionKeys'));
   const bundle = await workflowBundlePath(options.workflowBundlePath);
   const replayed: ReplayedHistory[] = [];
-  for await (const result of Worker.runReplayHistories({ workflowBundle: { codePath: bundle } }, histories)) {
+  for await (const result of Worker.runReplayHistories({ workflowBundle: { codePath: bundle }, ...codec }, histories)) {
     replayed.push({ file: result.workflowId, ...(result.error ? { error: result.error as Error } : {}) });
   }
   const failures = replayed.filter((result) => result.error);

@@ -19,6 +19,8 @@ import { checkMcpServers, type McpServersConfig } from '../mcp/config.js';
 import type { McpServerStatus } from '../mcp/mcp-servers.js';
 import { createSessionWorkers, type SessionWorkers } from '../worker/session-workers.js';
 import { workflowBundlePath } from './workflow-bundle.js';
+import { dataConverterOption } from '../codec/data-converter.js';
+import { parseEncryptionKeys } from '../codec/encryption-keys.js';
 import { ScriptedOpenAIServer, inProcessFetch } from './model-transports.js';
 import { ScriptedModel } from './scripted-model.js';
 import { SessionWaits, type WaitBound } from './session-waits.js';
@@ -39,6 +41,11 @@ export interface TestArborOptions {
   modelAliases?: Record<string, string>;
   /** The key the worker opens sealed secret answers with, as ARBOR_SECRET_KEY (default: none; secret questions refused). */
   secretKey?: string;
+  /**
+   * Payload encryption keys in the format of ARBOR_ENCRYPTION_KEYS (`id:<base64 of 32 bytes>,...`, newest first): the
+   * test's worker and clients encrypt what they write to Temporal as a worker configured with them does. Default: none.
+   */
+  encryptionKeys?: string;
   /** Your host and remote tools (defineHostTool, defineRemoteTool from `arbor/tools`), served by the test's worker. */
   tools?: readonly ToolDefinition[];
   /** MCP servers whose tools the test's worker offers, as `createArborWorker({ mcpServers })` (default: none). */
@@ -120,9 +127,11 @@ export async function createTestArbor(options: TestArborOptions = {}): Promise<T
   const cleanUp = async () => {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => {});
   };
+  // A bad key list throws here, before anything starts.
+  const codec = dataConverterOption(parseEncryptionKeys(options.encryptionKeys, 'encryptionKeys'));
   try {
     const [{ env, searchAttributes }, model, bundlePath] = await Promise.all([
-      startServer(options, log, cleanups),
+      startServer(options, codec, log, cleanups),
       modelSettings(options, scripted, cleanups),
       workflowBundlePath(options.workflowBundlePath),
     ]);
@@ -138,7 +147,7 @@ export async function createTestArbor(options: TestArborOptions = {}): Promise<T
       log,
       searchAttributes,
       workflowBundlePath: bundlePath,
-      workerOptions: options.workerOptions,
+      workerOptions: { ...codec, ...options.workerOptions },
       memoryStore: checkMemoryStore(memoryStore),
       activities: {
         search: { engines: [] },
@@ -192,6 +201,7 @@ class RunningTestArbor extends SessionWaits implements TestArbor {
 
 async function startServer(
   options: TestArborOptions,
+  client: ReturnType<typeof dataConverterOption>,
   log: (line: string) => void,
   cleanups: (() => Promise<void>)[],
 ): Promise<{ env: TestWorkflowEnvironment; searchAttributes: boolean }> {
@@ -205,7 +215,7 @@ async function startServer(
         `The time-skipping test server ${path} cannot run: ${problem}. Leave testServerPath out to have Arbor find or install it.`,
       );
     }
-    env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path } } });
+    env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path } }, client });
   } else {
     let devServer: DevServer | undefined;
     if (server === 'dev') {
@@ -219,7 +229,7 @@ async function startServer(
     }
     const address = devServer?.address ?? (server as { address: string }).address;
     const namespace = typeof server === 'object' ? (server.namespace ?? 'default') : 'default';
-    env = await TestWorkflowEnvironment.createFromExistingServer({ address, namespace });
+    env = await TestWorkflowEnvironment.createFromExistingServer({ address, namespace, client });
   }
   cleanups.push(() => env.teardown());
   const namespace = env.namespace ?? 'default';

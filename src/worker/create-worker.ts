@@ -2,6 +2,7 @@ import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, type Worker, type WorkerOptions } from '@temporalio/worker';
 import { modelSettingsFromEnv, type ModelSettings } from '../activities/model-settings.js';
 import { loadConnectionSettings, type ConnectionSettings } from '../client/connection.js';
+import { dataConverterOption } from '../codec/data-converter.js';
 import { ensureSearchAttributes, supportsSearchAttributes } from '../temporal/search-attribute-registration.js';
 import { buildCatalogue } from '../tools/catalogue.js';
 import { createSessionWorkers } from './session-workers.js';
@@ -113,6 +114,7 @@ export async function createArborWorker(options: ArborWorkerOptions = {}): Promi
       connection: clientConnection,
       namespace: settings.namespace,
       ...(tracing ? { interceptors: tracing.clientInterceptors() } : {}),
+      ...dataConverterOption(settings.encryptionKeys),
     });
     nativeConnection = await NativeConnection.connect(settings.connectionOptions);
     const workers = await createSessionWorkers({
@@ -126,7 +128,7 @@ export async function createArborWorker(options: ArborWorkerOptions = {}): Promi
       log: options.log ?? ((line) => process.stderr.write(`${line}\n`)),
       searchAttributes,
       workflowBundlePath: options.workflowBundlePath,
-      workerOptions: options.workerOptions,
+      workerOptions: { ...dataConverterOption(settings.encryptionKeys), ...options.workerOptions },
       memoryStore,
       tracing,
       activities: {

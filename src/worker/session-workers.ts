@@ -118,6 +118,8 @@ async function createWorkers(
   for (const [queue, activities] of toolQueues) {
     if (queue === taskQueue) continue;
     const interceptors = options.tracing ? { interceptors: { activity: options.tracing.activityInterceptors() } } : {};
+    // The tool workers read and write the same payloads: they share the session worker's codec.
+    const dataConverter = options.workerOptions?.dataConverter;
     toolWorkers.push(
       await Worker.create({
         connection: nativeConnection,
@@ -126,6 +128,7 @@ async function createWorkers(
         activities,
         ...interceptors,
         ...promptCancellation,
+        ...(dataConverter ? { dataConverter } : {}),
       }),
     );
   }

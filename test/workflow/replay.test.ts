@@ -1,4 +1,6 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { copyFile, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, inject, it } from 'vitest';
 import {
@@ -8,7 +10,9 @@ import {
   sessionWorkflowTypeV2,
 } from '../../src/shared/session.js';
 import { memoryStoreWorkflowType } from '../../src/shared/tools/memory.js';
-import { replayHistories } from '../../src/testing.js';
+import { ReplayFailedError, replayHistories } from '../../src/testing.js';
+import { testEncryptionKeys } from '../support/test-encryption-key.js';
+import { secretsIn } from '../support/history-texts.js';
 
 const historiesDir = fileURLToPath(new URL('../histories/', import.meta.url));
 
@@ -212,7 +216,27 @@ describe('committed histories', () => {
 
   it('replay with today’s workflow code without nondeterminism, through the testing kit’s replayHistories', async () => {
     const histories = await committedHistories();
-    const replayed = await replayHistories(historiesDir, { workflowBundlePath: inject('workflowBundlePath') });
+    // encrypted-demo.json needs its key; the plain histories pass through the codec unchanged.
+    const replayed = await replayHistories(historiesDir, {
+      workflowBundlePath: inject('workflowBundlePath'),
+      encryptionKeys: testEncryptionKeys,
+    });
     expect(replayed.map((history) => history.file).sort()).toEqual(histories.map((history) => history.workflowId).sort());
+  });
+
+  it('include an encrypted session, which replays with its key and not without it', async () => {
+    const file = `${historiesDir}${sessionWorkflowType}/encrypted-demo.json`;
+    const text = await readFile(file, 'utf8');
+    // Its conversation is ciphertext (its title, Picnic, stays visible as the ArborTitle search attribute).
+    expect(secretsIn(text, ['Plan the secret picnic of the silver otters.', 'And the dessert, please.'])).toEqual([]);
+    const folder = await mkdtemp(join(tmpdir(), 'arbor-encrypted-history-'));
+    try {
+      await copyFile(file, join(folder, 'encrypted-demo.json'));
+      const bundle = { workflowBundlePath: inject('workflowBundlePath') };
+      await expect(replayHistories(folder, { ...bundle, encryptionKeys: testEncryptionKeys })).resolves.toHaveLength(1);
+      await expect(replayHistories(folder, bundle)).rejects.toThrow(ReplayFailedError);
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
   });
 });

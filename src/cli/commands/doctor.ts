@@ -48,6 +48,7 @@ export const doctorCommand = withConnectionFlags(
       context_tokens: model.contextTokens ?? null,
     },
     mcp_servers: 'servers' in mcp ? mcp.servers : { problem: mcp.problem },
+    encryption: encryptionReport(settings),
   };
   output.result(report, renderDoctor(report, binaries, mcp));
   // Exit 1 when sessions could not run: no server, or no worker polling its task queue.
@@ -66,8 +67,24 @@ function hasLiveWorker(workers: PollingWorker[] | string | null): boolean {
   return Array.isArray(workers) && workers.some((worker) => (worker.last_seen_seconds_ago ?? 0) <= stalePollSeconds);
 }
 
+function encryptionReport(settings: ConnectionSettings): {
+  payloads: 'encrypted' | 'not encrypted';
+  key_ids: string[];
+  encrypting_key: string | null;
+} {
+  const ids = (settings.encryptionKeys ?? []).map((key) => key.id);
+  return { payloads: ids.length > 0 ? 'encrypted' : 'not encrypted', key_ids: ids, encrypting_key: ids[0] ?? null };
+}
+
+function describeEncryption(encryption: ReturnType<typeof encryptionReport>): string {
+  if (encryption.encrypting_key === null) {
+    return 'Payloads: not encrypted (ARBOR_ENCRYPTION_KEYS is not set: conversations are stored in Temporal in plain text)';
+  }
+  return `Payloads: encrypted (AES-256-GCM) with key ${encryption.encrypting_key}; keys that decrypt: ${encryption.key_ids.join(', ')}`;
+}
+
 function renderDoctor(
-  report: { temporal: Record<string, unknown>; model: Record<string, unknown> },
+  report: { temporal: Record<string, unknown>; model: Record<string, unknown>; encryption: ReturnType<typeof encryptionReport> },
   binaries: DoctorReport,
   mcp: McpProbe,
 ): string {
@@ -91,6 +108,7 @@ function renderDoctor(
     `Model ${report.model.default_model}${report.model.base_url ? ` at ${report.model.base_url}` : ''}, API key ${report.model.api_key}`,
     `Context windows: ${describeContextWindows(report.model.context_tokens as ContextWindows | null)}`,
     ...describeMcpProbe(mcp),
+    describeEncryption(report.encryption),
   );
   return lines.join('\n');
 }
