@@ -17,6 +17,29 @@ const memberRow = (page: Page, title: string, status?: string) =>
     .locator(`li.member${status ? `[data-status="${status}"]` : ''} > .member-row`)
     .filter({ has: page.getByRole('button', { name: title, exact: true }) });
 
+/** The first `count` messages of a tree's event stream, read over HTTP as a browser's EventSource would. */
+async function readStream(url: string, count: number, lastEventId?: string): Promise<{ id: string; data: string }[]> {
+  const stop = new AbortController();
+  const response = await fetch(url, { signal: stop.signal, headers: lastEventId ? { 'Last-Event-ID': lastEventId } : {} });
+  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+  const messages: { id: string; data: string }[] = [];
+  let buffer = '';
+  while (messages.length < count) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buffer += value;
+    const blocks = buffer.split('\n\n');
+    buffer = blocks.pop()!;
+    for (const block of blocks) {
+      const id = /^id: (.*)$/m.exec(block)?.[1];
+      const data = /^data: (.*)$/m.exec(block)?.[1];
+      if (id && data) messages.push({ id, data });
+    }
+  }
+  stop.abort();
+  return messages.slice(0, count);
+}
+
 describe('the web console in a browser', () => {
   const model = new ScriptedModel();
   let arbor: TestArbor;
@@ -157,5 +180,19 @@ describe('the web console in a browser', () => {
     await page.locator('.events .event', { hasText: '<script>' }).first().waitFor();
     await page.screenshot({ path: join(screenshots, 'markup-as-text.png'), fullPage: true });
     await page.close();
+  });
+
+  it('resumes a dropped stream after its Last-Event-ID without a gap, and replays everything for a feed it does not know', async () => {
+    model.forInstruction('Say two things', text('One.'));
+    const root = await arbor.startSession({ profile: 'all', instruction: 'Say two things', title: 'Resumer' });
+    await arbor.waitUntilIdle(root);
+    const url = `${console_.url}api/trees/${root.id}/events`;
+
+    const first = await readStream(url, 4);
+    const resumed = await readStream(url, 2, first[1]!.id);
+    const unknownFeed = await readStream(url, 4, 'a-restarted-server.1:2');
+
+    expect(resumed).toEqual(first.slice(2));
+    expect(unknownFeed.map((message) => message.data)).toEqual(first.map((message) => message.data));
   });
 });
