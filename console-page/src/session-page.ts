@@ -21,8 +21,11 @@ export function SessionPage(props: { rootId: string; selectedId: string; onSelec
   const [connected, setConnected] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const timer = useRef<number | undefined>(undefined);
+  const latest = useRef(0);
 
   const refresh = useCallback(async () => {
+    // Only the newest refresh may show its answers: an older one (of the member selected before) is dropped.
+    const ticket = ++latest.current;
     try {
       const [members, root, waiting, snapshot, transcript] = await Promise.all([
         getJson<Member>(sessionPath(rootId, 'tree')),
@@ -31,21 +34,24 @@ export function SessionPage(props: { rootId: string; selectedId: string; onSelec
         getJson<SessionSnapshot>(sessionPath(selectedId, 'snapshot')),
         getJson<{ transcript: TranscriptEntry[]; plan: MemberView['plan'] }>(sessionPath(selectedId, 'transcript')),
       ]);
+      if (ticket !== latest.current) return;
       setTree(members);
       setRootSnapshot(root);
       setQuestions(waiting);
       setView({ snapshot, transcript: transcript.transcript, plan: transcript.plan });
       setError(null);
     } catch (failure) {
-      setError((failure as Error).message);
+      if (ticket === latest.current) setError((failure as Error).message);
     }
   }, [rootId, selectedId]);
+  const refreshNow = useRef(refresh);
+  refreshNow.current = refresh;
 
   // Many events come in bursts: one refresh for each burst.
   const refreshSoon = useCallback(() => {
     window.clearTimeout(timer.current);
-    timer.current = window.setTimeout(() => void refresh(), 150);
-  }, [refresh]);
+    timer.current = window.setTimeout(() => void refreshNow.current(), 150);
+  }, []);
 
   useEffect(() => {
     setView(null);

@@ -3,6 +3,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { z } from 'zod';
+import { defineHostTool } from '../../src/tools.js';
 import { startConsoleServer, type ConsoleServer } from '../../src/console/server.js';
 import { checkAnswers } from '../../src/shared/answers.js';
 import { createTestArbor, ScriptedModel, text, toolCall, type TestArbor } from '../../src/testing.js';
@@ -40,6 +42,18 @@ async function readStream(url: string, count: number, lastEventId?: string): Pro
   return messages.slice(0, count);
 }
 
+const wired: unknown[] = [];
+const wireMoney = defineHostTool({
+  name: 'wire_money',
+  description: 'Wires money to an account.',
+  input: z.object({ to: z.string(), eur: z.number() }),
+  needsApproval: true,
+  run: (args) => {
+    wired.push(args);
+    return { wired: args.eur };
+  },
+});
+
 describe('the web console in a browser', () => {
   const model = new ScriptedModel();
   let arbor: TestArbor;
@@ -52,6 +66,7 @@ describe('the web console in a browser', () => {
     [arbor, assetsDir, browser] = await Promise.all([
       createTestArbor({
         model,
+        tools: [wireMoney],
         server: { address: inject('temporalAddress') },
         workflowBundlePath: inject('workflowBundlePath'),
         waitTimeoutMs: 30_000,
@@ -179,6 +194,23 @@ describe('the web console in a browser', () => {
     expect(await page.evaluate(() => (globalThis as { __owned?: number }).__owned)).toBeUndefined();
     await page.locator('.events .event', { hasText: '<script>' }).first().waitFor();
     await page.screenshot({ path: join(screenshots, 'markup-as-text.png'), fullPage: true });
+    await page.close();
+  });
+
+  it('denies a tool call’s approval from the page, and the tool does not run', async () => {
+    model.forInstruction('Pay the supplier', toolCall('wire_money', { to: 'DE89 3704', eur: 40 }), text('Not paid, as you said.'));
+    const root = await arbor.startSession({ profile: 'all', instruction: 'Pay the supplier', title: 'Payer' });
+    const page = await openSession(root.id);
+
+    const form = page.locator('form.question-set');
+    await form.getByText('Approval asked by').waitFor();
+    await form.getByText('wire_money', { exact: true }).waitFor();
+    await page.screenshot({ path: join(screenshots, 'approval.png'), fullPage: true });
+    await form.getByLabel('Deny').check();
+    await form.getByRole('button', { name: 'Answer' }).click();
+
+    await page.locator('.conversation .entry-assistant').getByText('Not paid, as you said.').waitFor();
+    expect(wired).toEqual([]);
     await page.close();
   });
 
