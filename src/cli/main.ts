@@ -4,6 +4,7 @@ import { DefaultLogger, makeTelemetryFilterString, Runtime, type LogLevel } from
 import { ArborClientError } from '../client/errors.js';
 import { answerCommand } from './commands/answer.js';
 import { chatCommand } from './commands/chat.js';
+import { consoleCommand } from './commands/console.js';
 import { watchCommand } from './commands/watch.js';
 import { memoryCommand } from './commands/memory.js';
 import { listCommand } from './commands/list.js';
@@ -74,6 +75,7 @@ export function buildProgram(): Command {
     loopsCommand,
     automationsCommand,
     codecServerCommand,
+    consoleCommand,
   ]) {
     program.addCommand(command.exitOverride().showHelpAfterError('(run with --help for usage)').configureOutput(oneErrorFormat));
   }

@@ -1,0 +1,78 @@
+import { html } from 'htm/preact';
+import { useEffect, useState } from 'preact/hooks';
+import { getJson } from './api.js';
+
+interface SessionSummary {
+  session_id: string;
+  title: string;
+  status: string;
+  owner: string | null;
+  last_activity_at: string;
+}
+
+const statuses = ['', 'running', 'idle', 'waiting_for_user', 'completed', 'stopped', 'failed', 'terminated', 'timed_out'];
+
+/** The root sessions, as Temporal's visibility lists them (so it works on a cluster), filtered and searched there. */
+export function SessionsPage() {
+  const [filters, setFilters] = useState({ status: '', owner: '', title: '' });
+  const [sessions, setSessions] = useState<SessionSummary[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  useEffect(() => {
+    const query = new URLSearchParams(filters);
+    let current = true;
+    const load = () =>
+      getJson<SessionSummary[]>(`/api/sessions?${query}`)
+        .then((list) => current && (setSessions(list), setError(null)))
+        .catch((failure: Error) => current && setError(failure.message));
+    void load();
+    const timer = setInterval(load, 5_000);
+    return () => {
+      current = false;
+      clearInterval(timer);
+    };
+  }, [filters.status, filters.owner, filters.title]);
+
+  const set = (key: keyof typeof filters) => (event: Event) => setFilters({ ...filters, [key]: (event.target as HTMLInputElement).value });
+  return html`<main class="sessions">
+    <h1>Sessions</h1>
+    <div class="filters">
+      <label>Search titles <input type="search" value=${filters.title} onInput=${set('title')} /></label>
+      <label>Owner <input type="text" value=${filters.owner} onInput=${set('owner')} /></label>
+      <label
+        >Status
+        <select value=${filters.status} onChange=${set('status')}>
+          ${statuses.map((status) => html`<option value=${status}>${status || 'any'}</option>`)}
+        </select></label
+      >
+    </div>
+    ${error ? html`<p class="error" role="alert">${error}</p>` : null}
+    ${
+      sessions === null
+        ? html`<p>Loading…</p>`
+        : sessions.length === 0
+          ? html`<p>No sessions match.</p>`
+          : html`<table>
+              <thead>
+                <tr>
+                  <th>Title</th>
+                  <th>Status</th>
+                  <th>Owner</th>
+                  <th>Last activity</th>
+                </tr>
+              </thead>
+              <tbody>
+                ${sessions.map(
+                  (session) =>
+                    html`<tr data-session=${session.session_id}>
+                      <td><a href=${`#/session/${encodeURIComponent(session.session_id)}`}>${session.title}</a></td>
+                      <td><span class=${`status status-${session.status}`}>${session.status}</span></td>
+                      <td>${session.owner ?? '—'}</td>
+                      <td><time datetime=${session.last_activity_at}>${new Date(session.last_activity_at).toLocaleString()}</time></td>
+                    </tr>`,
+                )}
+              </tbody>
+            </table>`
+    }
+  </main>`;
+}

@@ -1,0 +1,230 @@
+import { mkdir, rm } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { z } from 'zod';
+import { defineHostTool } from '../../src/tools.js';
+import { startConsoleServer, type ConsoleServer } from '../../src/console/server.js';
+import { checkAnswers } from '../../src/shared/answers.js';
+import { createTestArbor, ScriptedModel, text, toolCall, type TestArbor } from '../../src/testing.js';
+import { buildConsolePage } from '../support/console-page.js';
+import { regionQuestion } from '../support/questions.js';
+
+const screenshots = fileURLToPath(new URL('../../scratch/console-screenshots/', import.meta.url));
+
+/** A tree member's row in the page, by its title and (optionally) the status it shows. */
+const memberRow = (page: Page, title: string, status?: string) =>
+  page
+    .locator(`li.member${status ? `[data-status="${status}"]` : ''} > .member-row`)
+    .filter({ has: page.getByRole('button', { name: title, exact: true }) });
+
+/** The first `count` messages of a tree's event stream, read over HTTP as a browser's EventSource would. */
+async function readStream(url: string, count: number, lastEventId?: string): Promise<{ id: string; data: string }[]> {
+  const stop = new AbortController();
+  const response = await fetch(url, { signal: stop.signal, headers: lastEventId ? { 'Last-Event-ID': lastEventId } : {} });
+  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+  const messages: { id: string; data: string }[] = [];
+  let buffer = '';
+  while (messages.length < count) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buffer += value;
+    const blocks = buffer.split('\n\n');
+    buffer = blocks.pop()!;
+    for (const block of blocks) {
+      const id = /^id: (.*)$/m.exec(block)?.[1];
+      const data = /^data: (.*)$/m.exec(block)?.[1];
+      if (id && data) messages.push({ id, data });
+    }
+  }
+  stop.abort();
+  return messages.slice(0, count);
+}
+
+const wired: unknown[] = [];
+const wireMoney = defineHostTool({
+  name: 'wire_money',
+  description: 'Wires money to an account.',
+  input: z.object({ to: z.string(), eur: z.number() }),
+  needsApproval: true,
+  run: (args) => {
+    wired.push(args);
+    return { wired: args.eur };
+  },
+});
+
+describe('the web console in a browser', () => {
+  const model = new ScriptedModel();
+  let arbor: TestArbor;
+  let console_: ConsoleServer;
+  let browser: Browser;
+  let assetsDir: string;
+
+  beforeAll(async () => {
+    await mkdir(screenshots, { recursive: true });
+    [arbor, assetsDir, browser] = await Promise.all([
+      createTestArbor({
+        model,
+        tools: [wireMoney],
+        server: { address: inject('temporalAddress') },
+        workflowBundlePath: inject('workflowBundlePath'),
+        waitTimeoutMs: 30_000,
+      }),
+      buildConsolePage(),
+      chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] }),
+    ]);
+    console_ = await startConsoleServer({ client: arbor.client, port: 0, assetsDir, webUiBase: 'http://127.0.0.1:8233' });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await console_?.close();
+    await arbor?.teardown();
+    if (assetsDir) await rm(dirname(assetsDir), { recursive: true, force: true });
+  });
+
+  const openSession = async (rootId: string): Promise<Page> => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await page.goto(`${console_.url}#/session/${rootId}`);
+    return page;
+  };
+
+  it('shows the tree as sub-agents start, answers a question two levels down from the page, and the sub-agent goes on', async () => {
+    model.forInstruction(
+      'Plan the release',
+      toolCall('subAgent', { title: 'Researcher', instruction: 'Research the regions', mode: 'async' }),
+      text('The researcher is on it.'),
+      text('Release planned.'),
+    );
+    model.forInstruction(
+      'Research the regions',
+      toolCall('subAgent', { title: 'Surveyor', instruction: 'Ask where to deploy', mode: 'sync' }),
+      text('Research done.'),
+    );
+    model.forInstruction('Ask where to deploy', toolCall('askUser', { questions: [regionQuestion] }), text('Deploying to Europe.'));
+    const root = await arbor.startSession({ profile: 'all', instruction: 'Plan the release', title: 'Release' });
+    const page = await openSession(root.id);
+
+    await memberRow(page, 'Surveyor', 'waiting_for_user').waitFor();
+    await memberRow(page, 'Surveyor').getByText(`waits for your answer: ${regionQuestion.question}`).waitFor();
+    const form = page.locator('form.question-set');
+    await form.getByText('Surveyor').waitFor();
+    await page.screenshot({ path: join(screenshots, 'session-question.png'), fullPage: true });
+
+    // Sent with nothing chosen, the SDK refuses it with the CLI's words.
+    await form.getByRole('button', { name: 'Answer' }).click();
+    const refusal = checkAnswers([{ ...regionQuestion, multiSelect: false }], {});
+    expect(refusal.ok).toBe(false);
+    await form
+      .getByRole('alert')
+      .getByText(refusal.ok ? '' : refusal.error, { exact: true })
+      .waitFor();
+
+    await form.getByLabel('Europe').check();
+    await form.getByRole('button', { name: 'Answer' }).click();
+    await memberRow(page, 'Surveyor', 'completed').waitFor();
+    await memberRow(page, 'Researcher', 'completed').waitFor();
+    await page.locator('.questions').getByText('No questions or approvals wait.').waitFor();
+
+    await page.getByRole('button', { name: 'Surveyor', exact: true }).click();
+    await page.locator('.conversation .entry-assistant').getByText('Deploying to Europe.').waitFor();
+    await page.locator('.member-panel a.web-ui').waitFor();
+    expect(await page.locator('.member-panel a.web-ui').getAttribute('href')).toContain('/namespaces/default/workflows/');
+    await page.locator('.events .event', { hasText: 'questions_answered' }).first().waitFor();
+    await page.screenshot({ path: join(screenshots, 'session-answered.png'), fullPage: true });
+
+    const list = await browser.newPage({ viewport: { width: 1280, height: 600 } });
+    await list.goto(`${console_.url}#/`);
+    await list.getByRole('link', { name: 'Release' }).first().waitFor();
+    await list.screenshot({ path: join(screenshots, 'sessions.png') });
+    await Promise.all([page.close(), list.close()]);
+  });
+
+  it('stops a subtree after a confirmation, and a reload shows every event again', async () => {
+    model.forInstruction(
+      'Start a waiting helper',
+      toolCall('subAgent', { title: 'Sleeper', instruction: 'Wait for an hour', mode: 'async' }),
+      text('The helper waits.'),
+      text('The helper was stopped.'),
+    );
+    model.forInstruction('Wait for an hour', toolCall('wait', { seconds: 3_600, reason: 'an hour' }), text('Woke up.'));
+    const root = await arbor.startSession({ profile: 'all', instruction: 'Start a waiting helper', title: 'Stopper' });
+    const page = await openSession(root.id);
+
+    await memberRow(page, 'Sleeper')
+      .getByText(/waits for a timer until .* \(an hour\)/)
+      .waitFor();
+    await page.getByRole('button', { name: 'Sleeper', exact: true }).click();
+    await page.locator('.member-panel h2', { hasText: 'Sleeper' }).waitFor();
+    await page.getByRole('button', { name: 'Stop this session and its sub-agents…' }).click();
+    await page.getByRole('alertdialog').screenshot({ path: join(screenshots, 'stop-confirm.png') });
+    await page.getByRole('button', { name: 'Yes, stop' }).click();
+    await memberRow(page, 'Sleeper', 'stopped').waitFor();
+    await memberRow(page, 'Stopper', 'idle').waitFor();
+
+    const events = page.locator('.events .event');
+    await page.locator('.events .event', { hasText: 'sub_agent_finished' }).first().waitFor();
+    const before = await events.allTextContents();
+    await page.reload();
+    await memberRow(page, 'Sleeper', 'stopped').waitFor();
+    await page.locator('.events .event', { hasText: 'sub_agent_finished' }).first().waitFor();
+    await page.waitForFunction(
+      (count) =>
+        (globalThis as unknown as { document: { querySelectorAll: (selector: string) => { length: number } } }).document.querySelectorAll(
+          '.events .event',
+        ).length >= count,
+      before.length,
+    );
+    expect(await events.allTextContents()).toEqual(expect.arrayContaining(before));
+    expect(console_.openFeeds()).toBeGreaterThanOrEqual(1);
+    await page.close();
+  });
+
+  it('shows a model reply with script and HTML tags as text, running none of it', async () => {
+    const reply = '<script>window.__owned = 1</script><b>bold</b><img src="x" onerror="window.__owned = 2">';
+    model.forInstruction('Reply with markup', text(reply));
+    const root = await arbor.startSession({ profile: 'all', instruction: 'Reply with markup', title: 'Markup' });
+    await arbor.waitUntilIdle(root);
+    const page = await openSession(root.id);
+
+    const entry = page.locator('.conversation .entry-assistant .content');
+    await entry.getByText(reply, { exact: true }).waitFor();
+    expect(await entry.locator('script, b, img').count()).toBe(0);
+    expect(await page.evaluate(() => (globalThis as { __owned?: number }).__owned)).toBeUndefined();
+    await page.locator('.events .event', { hasText: '<script>' }).first().waitFor();
+    await page.screenshot({ path: join(screenshots, 'markup-as-text.png'), fullPage: true });
+    await page.close();
+  });
+
+  it('denies a tool call’s approval from the page, and the tool does not run', async () => {
+    model.forInstruction('Pay the supplier', toolCall('wire_money', { to: 'DE89 3704', eur: 40 }), text('Not paid, as you said.'));
+    const root = await arbor.startSession({ profile: 'all', instruction: 'Pay the supplier', title: 'Payer' });
+    const page = await openSession(root.id);
+
+    const form = page.locator('form.question-set');
+    await form.getByText('Approval asked by').waitFor();
+    await form.getByText('wire_money', { exact: true }).waitFor();
+    await page.screenshot({ path: join(screenshots, 'approval.png'), fullPage: true });
+    await form.getByLabel('Deny').check();
+    await form.getByRole('button', { name: 'Answer' }).click();
+
+    await page.locator('.conversation .entry-assistant').getByText('Not paid, as you said.').waitFor();
+    expect(wired).toEqual([]);
+    await page.close();
+  });
+
+  it('resumes a dropped stream after its Last-Event-ID without a gap, and replays everything for a feed it does not know', async () => {
+    model.forInstruction('Say two things', text('One.'));
+    const root = await arbor.startSession({ profile: 'all', instruction: 'Say two things', title: 'Resumer' });
+    await arbor.waitUntilIdle(root);
+    const url = `${console_.url}api/trees/${root.id}/events`;
+
+    const first = await readStream(url, 4);
+    const resumed = await readStream(url, 2, first[1]!.id);
+    const unknownFeed = await readStream(url, 4, 'a-restarted-server.1:2');
+
+    expect(resumed).toEqual(first.slice(2));
+    expect(unknownFeed.map((message) => message.data)).toEqual(first.map((message) => message.data));
+  });
+});
