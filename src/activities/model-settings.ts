@@ -30,6 +30,11 @@ export interface ModelSettings {
    * testing kit routes scripts by it). Default false.
    */
   sendSessionId?: boolean;
+  /**
+   * Whether model calls stream from the provider, their text reaching subscribers while they run (default true;
+   * ARBOR_STREAM=0 turns it off). An endpoint that answers unstreamed, or refuses `stream`, is read unstreamed.
+   */
+  stream?: boolean;
 }
 
 export const sessionIdHeader = 'x-arbor-session-id';
@@ -60,6 +65,7 @@ export function modelSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): Mode
     ...contextTokensFrom(env.ARBOR_MODEL_CONTEXT_TOKENS),
     ...modelsFrom(env.ARBOR_MODELS),
     ...modelAliasesFrom(env.ARBOR_MODEL_ALIASES),
+    ...(env.ARBOR_STREAM?.trim() === '0' || env.ARBOR_STREAM?.trim().toLowerCase() === 'false' ? { stream: false } : {}),
     ...(endpointConfigured ? { fetchModel: nonEmpty(env.ARBOR_FETCH_MODEL) ?? nonEmpty(env.ARBOR_MODEL) ?? fallbackOpenAIModel } : {}),
   };
 }

@@ -8,6 +8,7 @@ import { shareRoundBudget } from './tools/round-budget.js';
 import { deferredToolsNote } from './deferred-tools.js';
 import { describeModelFailure } from './model-failure.js';
 import type { SubAgents } from './sub-agents.js';
+import type { StreamRing } from './stream-ring.js';
 import type { SessionStatus, ToolCall } from '../shared/session.js';
 
 const { callModel } = proxyActivities<Activities>({
@@ -39,6 +40,8 @@ export interface TurnServices {
   callProceeds: () => void;
   /** Before each model call after a tool round (see StatusReporter). */
   modelCallStarts: () => void;
+  /** The session's live stream (memory only): tool results join it as each call finishes. */
+  stream: StreamRing;
 }
 
 export async function runTurn(
@@ -79,6 +82,13 @@ export async function runTurn(
         const stepKey = `${state.identity.session_id}/turn-${state.turn}/round-${round}/call-${index}`;
         return dispatchToolCall(call, allowedTools, { state, toolNames: settings.toolNames, stepKey, ...services }).then((outcome) => {
           state.toolFinished(call, outcome);
+          services.stream.push({
+            type: 'tool_result',
+            turn: state.turn,
+            tool_call_id: call.id,
+            name: call.name,
+            is_error: outcome.is_error,
+          });
           return outcome;
         });
       }),
