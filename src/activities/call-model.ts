@@ -100,11 +100,20 @@ export function createCallModel(
       input.turn,
       secretKey,
     );
-    if (input.model === demoModelName) return demoReply(transcript, input.tool_names);
-
     const context = Context.current();
-    const heartbeat = setInterval(() => context.heartbeat(), heartbeatEveryMs);
     const batcher = settings.stream !== false && streamSink ? streamBatcher(streamSink, context, input) : undefined;
+    if (input.model === demoModelName) {
+      const reply = demoReply(transcript, input.tool_names);
+      // The demo streams its scripted reply word by word, so a newcomer sees what streaming looks like.
+      if (batcher) {
+        for (const word of (reply.content ?? '').split(/(?<=\s)/)) batcher.listener.text(word);
+        reply.tool_calls.forEach((call, index) => batcher.listener.toolCallStarted({ index, id: call.id, name: call.name }));
+        await batcher.batcher.close();
+      }
+      return reply;
+    }
+
+    const heartbeat = setInterval(() => context.heartbeat(), heartbeatEveryMs);
     try {
       const conversation = toChatMessages(input.system_prompt, transcript);
       const catalogue = await catalogues.resolve(input.session_id, input.run_id, input.host_tools_digest);
