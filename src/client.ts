@@ -17,3 +17,6 @@ export { AutomationsHandle } from './client/automations-handle.js';
 export type { Automation, AutomationRun } from './shared/tools/automations.js';
 export type { TreeEvent, TreeReadOptions } from './client/events/tree-events.js';
 export type { EventReadOptions } from './client/events/session-events.js';
+export type { StreamReadOptions } from './client/events/session-stream.js';
+export type { TreeStreamItem, TreeStreamOptions } from './client/events/tree-stream.js';
+export type { StreamItem, StreamItemBody, StreamItemType, StreamOrigin } from './shared/stream.js';

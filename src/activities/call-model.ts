@@ -1,5 +1,5 @@
 import { ApplicationFailure, CancelledFailure, Context, log } from '@temporalio/activity';
-import { APIUserAbortError } from 'openai';
+import { APIError, APIUserAbortError } from 'openai';
 import type OpenAI from 'openai';
 import { demoModelName, modelRequestRejected, type CallModelInput, type ModelReply } from '../shared/model.js';
 import { toChatMessages } from './chat-messages.js';
@@ -22,6 +22,9 @@ import type { TranscriptCache } from './transcript-cache.js';
 import type { CatalogueCache } from './catalogue-cache.js';
 import { openSecretsOfTurn } from './sealed-answers.js';
 import { traceModelCall } from '../tracing/model-span.js';
+import { streamedCompletion, type StreamListener } from './streamed-completion.js';
+import { StreamBatcher } from './stream-batcher.js';
+import type { StreamBatch, StreamOrigin } from '../shared/stream.js';
 
 type ChatMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;
 type ToolSpec = OpenAI.Chat.Completions.ChatCompletionTool;
@@ -30,15 +33,22 @@ const heartbeatEveryMs = 2_000;
 /** How many times one call fits its conversation again after the provider refused it as too long. */
 const maxRefits = 3;
 
+/** Sends a batch of what a streamed call wrote to the session (workflow id, run id) that made the call. */
+export type StreamSink = (execution: { workflowId: string; runId: string }, batch: StreamBatch) => Promise<void>;
+
 export function createCallModel(
   settings: ModelSettings,
   transcripts: TranscriptCache,
   catalogues: CatalogueCache,
   /** Opens the sealed secret answers of the running turn (see sealed-answers.ts); none: they stay withheld. */
   secretKey?: string,
+  /** Where streamed output goes; none (or `settings.stream` false): calls are not streamed. */
+  streamSink?: StreamSink,
 ) {
   const openai = createOpenAIClient(settings);
   const prices = settings.prices ?? defaultPrices;
+  /** Models whose endpoint refused `stream`: asked unstreamed from then on. */
+  const unstreamedModels = new Set<string>();
   /** Request budgets (see `messagesSize`) learned from refusals, per model, so later calls are fitted before sending. */
   const learnedBudgets = new Map<string, number>();
 
@@ -46,7 +56,14 @@ export function createCallModel(
    * Sends the conversation, fitted to the model's context window when that is known (configured or learned); a
    * refusal as too long is answered by fitting it tighter and asking again.
    */
-  async function complete(model: string, conversation: ChatMessage[], tools: ToolSpec[], signal: AbortSignal, sessionId: string) {
+  async function complete(
+    model: string,
+    conversation: ChatMessage[],
+    tools: ToolSpec[],
+    signal: AbortSignal,
+    sessionId: string,
+    listener: StreamListener | undefined,
+  ) {
     // Measured only when a budget applies: most calls are sent as they are, and the specs are about 23 KB.
     let measuredToolsSize: number | undefined;
     const toolsSize = () => (measuredToolsSize ??= tools.length > 0 ? JSON.stringify(tools).length : 0);
@@ -56,10 +73,18 @@ export function createCallModel(
       const fitted: FittedRequest =
         budget === undefined ? { messages: conversation, leftOut: 0, cutCharacters: 0 } : fitToContext(conversation, budget - toolsSize());
       try {
-        const completion = await openai.chat.completions.create(
-          { model, messages: fitted.messages, ...(tools.length > 0 ? { tools } : {}) },
-          { signal, ...(settings.sendSessionId ? { headers: { [sessionIdHeader]: sessionId } } : {}) },
-        );
+        const body = { model, messages: fitted.messages, ...(tools.length > 0 ? { tools } : {}) };
+        const options = { signal, ...(settings.sendSessionId ? { headers: { [sessionIdHeader]: sessionId } } : {}) };
+        if (listener && !unstreamedModels.has(model)) {
+          try {
+            return { completion: await streamedCompletion(openai, body, options, listener), fitted };
+          } catch (error) {
+            if (!refusesStreaming(error)) throw error;
+            unstreamedModels.add(model);
+            log.warn('the model endpoint refused a streamed request; asking this model unstreamed from now on', { model });
+          }
+        }
+        const completion: unknown = await openai.chat.completions.create(body, options);
         return { completion, fitted };
       } catch (error) {
         if (!isContextOverflow(error)) throw error;
@@ -78,16 +103,33 @@ export function createCallModel(
       input.turn,
       secretKey,
     );
-    if (input.model === demoModelName) return demoReply(transcript, input.tool_names);
-
     const context = Context.current();
+    const batcher = settings.stream !== false && streamSink ? streamBatcher(streamSink, context, input) : undefined;
+    if (input.model === demoModelName) {
+      const reply = demoReply(transcript, input.tool_names);
+      // The demo streams its scripted reply word by word, so a newcomer sees what streaming looks like.
+      if (batcher) {
+        for (const word of (reply.content ?? '').split(/(?<=\s)/)) batcher.listener.text(word);
+        reply.tool_calls.forEach((call, index) => batcher.listener.toolCallStarted({ index, id: call.id, name: call.name }));
+        await batcher.batcher.close();
+      }
+      return reply;
+    }
+
     const heartbeat = setInterval(() => context.heartbeat(), heartbeatEveryMs);
     try {
       const conversation = toChatMessages(input.system_prompt, transcript);
       const catalogue = await catalogues.resolve(input.session_id, input.run_id, input.host_tools_digest);
       const tools = toolSpecs(input.tool_names, catalogue, input.profile);
       return await traceModelCall(input, conversation, async (recordAnswer) => {
-        const { completion, fitted } = await complete(input.model, conversation, tools, context.cancellationSignal, input.session_id);
+        const { completion, fitted } = await complete(
+          input.model,
+          conversation,
+          tools,
+          context.cancellationSignal,
+          input.session_id,
+          batcher?.listener,
+        );
         // The endpoint is outside Arbor's control: its body is checked, and bounded, before it enters the workflow.
         const reply = withCost(readModelReply(completion, `call_t${input.turn}_r${input.round}`), input.model, prices);
         recordAnswer(completion, reply);
@@ -101,6 +143,8 @@ export function createCallModel(
       throw toModelFailure(error, input.model);
     } finally {
       clearInterval(heartbeat);
+      // Sent before the activity completes, so the session holds every delta of a reply before the reply itself.
+      await batcher?.batcher.close();
     }
   };
 }
@@ -108,6 +152,26 @@ export function createCallModel(
 /** The reply with its usage priced by the worker's table (the model's name and the cost, null when it has no price). */
 export function withCost(reply: ModelReply, askedModel: string, prices: PriceTable): ModelReply {
   return reply.usage ? { ...reply, usage: priceUsage(reply.usage, askedModel, prices) } : reply;
+}
+
+/** The batcher of one attempt, and the listener that feeds it; a retried attempt first says so (a `retry` item). */
+function streamBatcher(sink: StreamSink, context: Context, input: CallModelInput) {
+  const { attempt } = context.info;
+  const origin: StreamOrigin = { turn: input.turn, round: input.round, attempt };
+  const execution = { workflowId: input.session_id, runId: input.run_id };
+  const batcher = new StreamBatcher((items) => sink(execution, { items }));
+  if (attempt > 1) batcher.add({ type: 'retry', ...origin });
+  const listener: StreamListener = {
+    text: (text) => batcher.add({ type: 'text_delta', text, ...origin }),
+    toolCallStarted: (call) =>
+      batcher.add({ type: 'tool_call_started', index: call.index, tool_call_id: call.id, name: call.name, ...origin }),
+  };
+  return { batcher, listener };
+}
+
+/** A 400 that names `stream` or `stream_options`: an endpoint that does not stream (some proxies and local servers). */
+function refusesStreaming(error: unknown): boolean {
+  return error instanceof APIError && error.status === 400 && /stream/i.test(error.message);
 }
 
 function cancellationOf(signal: AbortSignal): CancelledFailure {

@@ -1,5 +1,5 @@
 import type { Client } from '@temporalio/client';
-import { hostToolCatalogueQuery, transcriptQuery } from '../shared/messages.js';
+import { hostToolCatalogueQuery, streamDeltasSignal, transcriptQuery } from '../shared/messages.js';
 import type { HostToolCatalogue } from '../shared/host-tools.js';
 import { CatalogueCache } from './catalogue-cache.js';
 import { demoModelName, type SessionEnvironment } from '../shared/model.js';
@@ -124,7 +124,9 @@ export function createActivities({
           }
         : {}),
     }),
-    callModel: createCallModel(model, transcripts, catalogues, secretKey),
+    callModel: createCallModel(model, transcripts, catalogues, secretKey, (execution, batch) =>
+      client.workflow.getHandle(execution.workflowId, execution.runId).signal(streamDeltasSignal, batch),
+    ),
 
     /** Whether this worker can open sealed secret answers (soai ask_user's `secret` questions). */
     async secretAnswersEnabled(): Promise<boolean> {

@@ -36,6 +36,11 @@ export interface ModelSettings {
    * `defaultPrices`); absent: `defaultPrices`. A model without a price costs "unknown" (null), never a guess.
    */
   prices?: PriceTable;
+  /**
+   * Whether model calls stream from the provider, their text reaching subscribers while they run (default true;
+   * ARBOR_STREAM=0 turns it off). An endpoint that answers unstreamed, or refuses `stream`, is read unstreamed.
+   */
+  stream?: boolean;
 }
 
 export const sessionIdHeader = 'x-arbor-session-id';
@@ -67,6 +72,7 @@ export function modelSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): Mode
     ...modelsFrom(env.ARBOR_MODELS),
     ...modelAliasesFrom(env.ARBOR_MODEL_ALIASES),
     ...(nonEmpty(env.ARBOR_PRICES) ? { prices: pricesFrom(env.ARBOR_PRICES) } : {}),
+    ...(env.ARBOR_STREAM?.trim() === '0' || env.ARBOR_STREAM?.trim().toLowerCase() === 'false' ? { stream: false } : {}),
     ...(endpointConfigured ? { fetchModel: nonEmpty(env.ARBOR_FETCH_MODEL) ?? nonEmpty(env.ARBOR_MODEL) ?? fallbackOpenAIModel } : {}),
   };
 }

@@ -5,6 +5,7 @@ import type { QuestionSet } from '../shared/tools/ask-user.js';
 import { askOnTerminal, canPrompt } from './ask-questions.js';
 import type { Output } from './output.js';
 import { howToAnswer, renderTreeEvent } from './render-event.js';
+import { startLiveText } from './live-text.js';
 
 export interface FollowOptions {
   /** The message whose turn to follow (default: until the session has nothing queued). */
@@ -16,6 +17,10 @@ export interface FollowOptions {
   /** Question sets already waiting before the message was sent (their events are older than `afterEvent`). */
   pendingBefore?: QuestionSet[];
   timeoutSeconds?: number | undefined;
+  /** Print the model's text as it is written (default true; off with --json). */
+  stream?: boolean;
+  /** The root's turn before the message was sent: text of later turns is shown live (default 0). */
+  afterTurn?: number;
 }
 
 /**
@@ -27,6 +32,7 @@ export async function followTurn(session: SessionHandle, output: Output, options
   const stop = new AbortController();
   const timer = options.timeoutSeconds ? setTimeout(() => stop.abort(), options.timeoutSeconds * 1000) : undefined;
   const questions = new QuestionDesk(session);
+  const live = options.stream !== false && !output.json ? startLiveText(session, { afterTurn: options.afterTurn ?? 0 }) : undefined;
   try {
     if (!(await turnDone(session, options.messageId))) {
       await questions.handle(options.pendingBefore ?? [], stop.signal);
@@ -36,7 +42,9 @@ export async function followTurn(session: SessionHandle, output: Output, options
       const heldRootText: string[] = [];
       for await (const treeEvent of events) {
         const { event, session: from } = treeEvent;
-        const lines = event.type === 'questions_asked' ? [] : renderTreeEvent(treeEvent);
+        // Text shown as it was written is not shown again as a message.
+        const shownLive = event.type === 'message' && event.role === 'assistant' && live?.streamed(from.id) === true;
+        const lines = event.type === 'questions_asked' || shownLive ? [] : renderTreeEvent(treeEvent);
         if (from.depth === 0 && event.type === 'message' && event.role === 'assistant') {
           for (const line of heldRootText.splice(0, heldRootText.length, ...lines)) output.progress(line);
           continue;
@@ -67,6 +75,7 @@ export async function followTurn(session: SessionHandle, output: Output, options
     }
   } finally {
     clearTimeout(timer);
+    await live?.stop();
   }
   if (stop.signal.aborted)
     throw new ArborClientError(
@@ -79,6 +88,10 @@ export async function followTurn(session: SessionHandle, output: Output, options
     entries.filter((entry) => entry.role === 'assistant' && entry.content && !entry.tool_calls?.length).at(-1)?.content ?? null;
   for (const set of await session.pendingQuestions()) process.stderr.write(`${howToAnswer(set, session.id)}\n`);
   const error = snapshot.last_error;
+  // The answer was printed as it was written: it only needs its line ended.
+  const answerShown = !error && answer !== null && live?.lastRootText() === answer;
+  live?.endLine();
+  if (answerShown) return;
   output.result(
     { session_id: session.id, status: snapshot.status, answer, error, snapshot },
     error ? `Error: ${error}` : (answer ?? '(no answer)'),

@@ -42,6 +42,9 @@ import type { QuestionSet } from '../shared/tools/ask-user.js';
 import type { Answers } from '../shared/answers.js';
 import { readSessionEvents, type EventReadOptions } from './events/session-events.js';
 import { readTreeEvents, type TreeEvent, type TreeReadOptions } from './events/tree-events.js';
+import { readSessionStream, type StreamReadOptions } from './events/session-stream.js';
+import { readTreeStream, type TreeStreamItem, type TreeStreamOptions } from './events/tree-stream.js';
+import type { StreamItem } from '../shared/stream.js';
 import { answerQuestionSet, pendingQuestionsOf } from './session-questions.js';
 import { readSessionTranscript, readTranscriptPages } from './access/transcript-pages.js';
 import { SendWindows } from './send-windows.js';
@@ -299,6 +302,20 @@ export class SessionHandle {
   /** The events of this session and every sub-agent below it, as they happen, each tagged with its session. */
   treeEvents(options: TreeReadOptions = {}): AsyncGenerator<TreeEvent> {
     return readTreeEvents(this.client, this.id, options);
+  }
+
+  /**
+   * The session's live stream: text deltas and tool calls as the model writes them, tool results, turn ends, and a
+   * `retry` item when a model call is attempted again (drop that round's text of earlier attempts). Resume after a
+   * reconnect with `from` the last `pos` read. Follows until the session ends (or the signal aborts).
+   */
+  stream(options: StreamReadOptions = {}): AsyncGenerator<StreamItem> {
+    return readSessionStream(this.client, this.id, options);
+  }
+
+  /** The live stream of this session and every sub-agent below it, each item tagged with its session. */
+  streamTree(options: TreeStreamOptions = {}): AsyncGenerator<TreeStreamItem> {
+    return readTreeStream(this.client, this.id, options);
   }
 
   /** The session's result once its workflow has ended (a root session runs until stopped). */

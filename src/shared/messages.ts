@@ -2,6 +2,7 @@ import type { BudgetChange, BudgetState } from './usage.js';
 import type { BudgetGrant, TreeUsageReport } from './tree-usage.js';
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { EventPage, EventRange } from './events.js';
+import type { StreamBatch, StreamPage, StreamRange } from './stream.js';
 import type { AnswerReceipt, AnswerRequest, TreeQuestionsChange } from './questions.js';
 import type { TaskBoardRequest } from './tools/task-board.js';
 import type { MemoryRead, MemoryWriteRequest } from './tools/memory.js';
@@ -51,6 +52,12 @@ export const transcriptPageQuery = defineQuery<TranscriptPage, [TranscriptPageRe
 export const messageStateQuery = defineQuery<MessageState, [string]>('messageState');
 /** The session's numbered events after a given seq. */
 export const eventsQuery = defineQuery<EventPage, [EventRange?]>('events');
+
+/** What the model call activity read from the provider's stream since its last batch (not durable state; see stream.ts). */
+export const streamDeltasSignal = defineSignal<[StreamBatch]>('streamDeltas');
+
+/** The live stream items the session still holds in memory after a position (see stream.ts). */
+export const streamQuery = defineQuery<StreamPage, [StreamRange?]>('stream');
 
 /**
  * The user's answers to a question set this session asked. An update with a validator, not a signal: a bad answer

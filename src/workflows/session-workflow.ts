@@ -17,6 +17,8 @@ import type { Activities } from '../activities/index.js';
 import {
   answerQuestionsUpdate,
   eventsQuery,
+  streamDeltasSignal,
+  streamQuery,
   executePlanUpdate,
   hostToolCatalogueQuery,
   sessionToolsQuery,
@@ -61,6 +63,7 @@ import { servedTools } from './deployment-settings.js';
 import { withToolSearch } from './deferred-tools.js';
 import { withholdAdministratorsTools } from './automation-run-tools.js';
 import { SubAgents } from './sub-agents.js';
+import { StreamRing } from './stream-ring.js';
 import { runTurn, type ModelCursor, type TurnSettings } from './turn.js';
 import { runSessionClock } from './session-clock.js';
 import { inboxBatchChars } from './inbox.js';
@@ -169,6 +172,10 @@ async function runSession(input: SessionInput): Promise<SessionResult> {
   setHandler(transcriptPageQuery, (request) => state.transcript.page(request, runId));
   setHandler(messageStateQuery, (id) => state.messageState(id));
   setHandler(eventsQuery, (range) => state.events.page(range));
+  // The live stream is not a message to the session: no noteArrival, and nothing it holds is carried or replayed into state.
+  const stream = new StreamRing(sessionId, workflowInfo().runStartTime.getTime());
+  setHandler(streamDeltasSignal, (batch) => stream.receive(batch));
+  setHandler(streamQuery, (range) => stream.page(range));
   setHandler(hostToolCatalogueQuery, () => state.settings.hostTools);
   setHandler(answerQuestionsUpdate, (request) => (noteArrival(), acceptAnswers(state, request)), {
     validator: (request) => checkAnswerRequest(state, request),
@@ -290,7 +297,9 @@ async function runSession(input: SessionInput): Promise<SessionResult> {
         toolRoundStarted: status.toolRoundStarted,
         callProceeds: status.callProceeds,
         modelCallStarts: status.modelCallStarts,
+        stream,
       });
+      stream.push({ type: 'turn_ended', turn: state.turn, outcome });
       if (outcome === 'budget_spent') stopForBudget(state);
       else if (outcome !== 'model_failed') {
         // Active goals drive the next turn, unless a message (which always comes first) is already waiting.

@@ -9,6 +9,7 @@ import { deferredToolsNote } from './deferred-tools.js';
 import { describeModelFailure } from './model-failure.js';
 import { budgetRefusal } from './tree-budget.js';
 import type { SubAgents } from './sub-agents.js';
+import type { StreamRing } from './stream-ring.js';
 import type { SessionStatus, ToolCall } from '../shared/session.js';
 import { traceToolCall, traceTurn } from './tracing/workflow-spans.js';
 
@@ -41,6 +42,8 @@ export interface TurnServices {
   callProceeds: () => void;
   /** Before each model call after a tool round (see StatusReporter). */
   modelCallStarts: () => void;
+  /** The session's live stream (memory only): tool results join it as each call finishes. */
+  stream: StreamRing;
 }
 
 export function runTurn(state: SessionState, settings: TurnSettings, cursor: ModelCursor, services: TurnServices): Promise<TurnOutcome> {
@@ -96,6 +99,13 @@ async function runRounds(state: SessionState, settings: TurnSettings, cursor: Mo
         const dispatched = () => dispatchToolCall(call, allowedTools, { state, toolNames: settings.toolNames, stepKey, ...services });
         return traceToolCall(call, dispatched).then((outcome) => {
           state.toolFinished(call, outcome);
+          services.stream.push({
+            type: 'tool_result',
+            turn: state.turn,
+            tool_call_id: call.id,
+            name: call.name,
+            is_error: outcome.is_error,
+          });
           return outcome;
         });
       }),

@@ -43,6 +43,18 @@ describe('the README', () => {
     await rm(scratch, { recursive: true, force: true });
   });
 
+  it('has a streaming example that prints the demo model’s answer as it is written', async () => {
+    const script = `${scratch}/streaming.ts`;
+    await writeFile(script, await readmeExample('### Streaming answers'));
+    const result = await runScript(script, { TEMPORAL_ADDRESS: settings.address, ARBOR_TASK_QUEUE: settings.taskQueue }, 120_000);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    // The demo plans first (todoWrite), then answers: both texts streamed, the answer's length printed after.
+    expect(result.stdout).toContain('(demo model) Let me plan this first.');
+    expect(result.stdout).toContain('You asked: "Plan a picnic"');
+    expect(result.stdout).toMatch(/\nstreamed: \d+ characters\n$/);
+  });
+
   it('has a client SDK example that runs as written against a worker with the demo model', async () => {
     const script = `${scratch}/client-sdk.ts`;
     await writeFile(script, await readmeExample('## The client SDK'));

@@ -13,6 +13,14 @@ export type FakeReply =
       delayMs?: number;
       /** Answers only once this settles: holds a turn in its model call for as long as a test needs. */
       after?: Promise<unknown>;
+      /**
+       * To a request with `stream: true`: the content as these chunks of server-sent events, `chunkDelayMs` apart
+       * (without: the whole content in one chunk when `fake.streams` is set, else a plain JSON body).
+       */
+      chunks?: string[];
+      chunkDelayMs?: number;
+      /** Streamed: the last chunk is written only once this settles (a test proves it read the others first). */
+      beforeLastChunk?: Promise<unknown>;
     }
   | { status: number; body?: unknown; headers?: Record<string, string>; delayMs?: number }
   | { raw: string; status?: number; contentType?: string; delayMs?: number }
@@ -23,8 +31,11 @@ export interface RecordedRequest {
   at: number;
   path: string;
   headers: IncomingMessage['headers'];
+  /** When the first chunk of a streamed answer was written (Date.now()). */
+  firstChunkAt?: number;
   body: {
     model: string;
+    stream?: boolean;
     messages: {
       role: string;
       content: string | null;
@@ -47,6 +58,10 @@ export class FakeOpenAI {
   fallback: (request: RecordedRequest) => FakeReply = () => ({ content: 'fallback answer' });
   /** The models `GET /models` lists; unset, that route answers 404 like any other unknown one. */
   models: string[] | undefined;
+  /** Whether a request with `stream: true` is answered with server-sent events even by replies without `chunks`. */
+  streams = false;
+  /** Whether a request with `stream: true` is refused with a 400 that names `stream`, as some endpoints do. */
+  refusesStreaming = false;
 
   get baseURL(): string {
     const address = this.server?.address() as AddressInfo | undefined;
@@ -97,6 +112,12 @@ export class FakeOpenAI {
       body: JSON.parse(Buffer.concat(chunks).toString('utf8')),
     };
     this.requests.push(recorded);
+    if (recorded.body.stream === true && this.refusesStreaming) {
+      response
+        .writeHead(400, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: { message: "'stream' is not supported by this endpoint", type: 'invalid_request_error' } }));
+      return;
+    }
     const reply = this.script.shift() ?? this.fallback(recorded);
     if (reply.delayMs) await new Promise((resolve) => setTimeout(resolve, reply.delayMs));
     if ('after' in reply && reply.after) await reply.after;
@@ -116,6 +137,10 @@ export class FakeOpenAI {
       return;
     }
     const id = ++this.counter;
+    if (recorded.body.stream === true && (reply.chunks || this.streams)) {
+      await writeEvents(response, recorded, recorded.body.model, id, reply);
+      return;
+    }
     response.writeHead(200, { 'content-type': 'application/json' }).end(
       completionBody(recorded.body.model, id, {
         content: reply.content ?? null,
@@ -123,4 +148,45 @@ export class FakeOpenAI {
       }),
     );
   }
+}
+
+/** A streamed chat completion as OpenAI writes it: role, content chunks, tool calls, finish, usage, [DONE]. */
+async function writeEvents(
+  response: ServerResponse,
+  recorded: RecordedRequest,
+  model: string,
+  id: number,
+  reply: {
+    content?: string | null;
+    toolCalls?: { name: string; arguments: string; id?: string }[];
+    chunks?: string[];
+    chunkDelayMs?: number;
+    beforeLastChunk?: Promise<unknown>;
+  },
+): Promise<void> {
+  const base = { id: `chatcmpl-${id}`, object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model };
+  const send = (choices: unknown[], extra: Record<string, unknown> = {}) => {
+    recorded.firstChunkAt ??= Date.now();
+    response.write(`data: ${JSON.stringify({ ...base, choices, ...extra })}\n\n`);
+  };
+  const pause = () => (reply.chunkDelayMs ? new Promise((resolve) => setTimeout(resolve, reply.chunkDelayMs)) : Promise.resolve());
+  response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  send([{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }]);
+  const chunks = reply.chunks ?? (reply.content ? [reply.content] : []);
+  for (const [index, text] of chunks.entries()) {
+    if (index > 0) await pause();
+    if (index > 0 && index === chunks.length - 1 && reply.beforeLastChunk) await reply.beforeLastChunk;
+    if (response.destroyed) return;
+    send([{ index: 0, delta: { content: text }, finish_reason: null }]);
+  }
+  for (const [index, call] of (reply.toolCalls ?? []).entries()) {
+    await pause();
+    const callId = call.id ?? `call_${id}_${index}`;
+    send([{ index: 0, delta: { tool_calls: [{ index, id: callId, type: 'function', function: { name: call.name, arguments: '' } }] } }]);
+    send([{ index: 0, delta: { tool_calls: [{ index, function: { arguments: call.arguments } }] } }]);
+  }
+  if (response.destroyed) return;
+  send([{ index: 0, delta: {}, finish_reason: reply.toolCalls?.length ? 'tool_calls' : 'stop' }]);
+  send([], { usage: { prompt_tokens: 1, completion_tokens: chunks.length, total_tokens: chunks.length + 1 } });
+  response.end('data: [DONE]\n\n');
 }

@@ -33,70 +33,74 @@ export const chatCommand = withSessionFlags(
       'continue this session instead of starting a new one (on a terminal, without one: pick a recent one)',
       checkSessionId,
     ),
-).action(async (sessionId: string | undefined, flags: SessionFlags) => {
-  const output = createOutput(false);
-  const runtime = await ensureLocalRuntime(connectionSettingsFrom(flags), (line) => output.progress(line), {
-    toolModules: toolModulesFrom(flags),
-  });
-  const lines = createLineReader();
-  try {
-    await withClient(runtime.settings, (client) =>
-      inFlagTerms(chatTerms, async () => {
-        const resumeId = sessionId ?? (canPrompt() ? await pickSessionToResume(client, flags.owner) : undefined);
-        let session: SessionHandle | undefined = resumeId ? await resume(client, resumeId, output) : undefined;
-        if (!session) output.progress(`arbor chat: a new session, model ${flags.model ?? "the worker's default"}. ${leaving}.`);
-        for (;;) {
-          const raw = await lines.next('you> ');
-          if (raw === null) break;
-          const line = raw.trim();
-          if (line === '/exit' || line === '/quit') break;
-          if (!line) continue;
-          if (line === '/help') {
-            output.progress(helpText);
-            continue;
-          }
-          if (line.startsWith('/') && !line.startsWith('//')) {
-            output.progress(
-              `Unknown command ${line.split(/\s/)[0]}: /help lists the commands (start with // to send a message beginning with /).`,
-            );
-            continue;
-          }
-          const message = line.startsWith('//') ? line.slice(1) : line;
-          if (!session) {
-            session = await client.startSession(sessionOptionsFrom(message, flags));
-            output.progress(`session ${session.id}`);
-            await followTurn(session, output, { afterEvent: 0, fromEntry: 0 });
-          } else {
-            const before = await session.snapshot();
-            if (closedStatuses.includes(before.status)) {
-              output.progress(
-                `Session ${session.id} has ended (${before.status}) and takes no more messages; arbor chat starts a new one.`,
-              );
-              break;
+)
+  .option('--no-stream', 'print each answer only once it is complete, not as it is written')
+  .action(async (sessionId: string | undefined, flags: SessionFlags & { stream: boolean }) => {
+    const output = createOutput(false);
+    const runtime = await ensureLocalRuntime(connectionSettingsFrom(flags), (line) => output.progress(line), {
+      toolModules: toolModulesFrom(flags),
+    });
+    const lines = createLineReader();
+    try {
+      await withClient(runtime.settings, (client) =>
+        inFlagTerms(chatTerms, async () => {
+          const resumeId = sessionId ?? (canPrompt() ? await pickSessionToResume(client, flags.owner) : undefined);
+          let session: SessionHandle | undefined = resumeId ? await resume(client, resumeId, output, flags.stream) : undefined;
+          if (!session) output.progress(`arbor chat: a new session, model ${flags.model ?? "the worker's default"}. ${leaving}.`);
+          for (;;) {
+            const raw = await lines.next('you> ');
+            if (raw === null) break;
+            const line = raw.trim();
+            if (line === '/exit' || line === '/quit') break;
+            if (!line) continue;
+            if (line === '/help') {
+              output.progress(helpText);
+              continue;
             }
-            const messageId = await session.send(message);
-            await followTurn(session, output, {
-              messageId,
-              afterEvent: before.last_event_seq,
-              fromEntry: before.message_count,
-              pendingBefore: before.pending_questions,
-            });
+            if (line.startsWith('/') && !line.startsWith('//')) {
+              output.progress(
+                `Unknown command ${line.split(/\s/)[0]}: /help lists the commands (start with // to send a message beginning with /).`,
+              );
+              continue;
+            }
+            const message = line.startsWith('//') ? line.slice(1) : line;
+            if (!session) {
+              session = await client.startSession(sessionOptionsFrom(message, flags));
+              output.progress(`session ${session.id}`);
+              await followTurn(session, output, { afterEvent: 0, fromEntry: 0, stream: flags.stream });
+            } else {
+              const before = await session.snapshot();
+              if (closedStatuses.includes(before.status)) {
+                output.progress(
+                  `Session ${session.id} has ended (${before.status}) and takes no more messages; arbor chat starts a new one.`,
+                );
+                break;
+              }
+              const messageId = await session.send(message);
+              await followTurn(session, output, {
+                messageId,
+                afterEvent: before.last_event_seq,
+                fromEntry: before.message_count,
+                pendingBefore: before.pending_questions,
+                stream: flags.stream,
+                afterTurn: before.turn,
+              });
+            }
           }
-        }
-        if (session) output.progress(`session ${session.id} stays open: arbor chat ${session.id} continues it.`);
-      }),
-    );
-  } finally {
-    lines.close();
-    await runtime.stop();
-  }
-});
+          if (session) output.progress(`session ${session.id} stays open: arbor chat ${session.id} continues it.`);
+        }),
+      );
+    } finally {
+      lines.close();
+      await runtime.stop();
+    }
+  });
 
 /**
  * Continues a session: refuses one that has ended, says what it is and runs on, then follows a turn under way and
  * asks questions already waiting (on a terminal; elsewhere it prints how to answer them) before the first prompt.
  */
-async function resume(client: ArborClient, sessionId: string, output: Output): Promise<SessionHandle> {
+async function resume(client: ArborClient, sessionId: string, output: Output, stream: boolean): Promise<SessionHandle> {
   const session = await client.findSession(sessionId);
   const snapshot = await session.snapshot();
   if (closedStatuses.includes(snapshot.status)) {
@@ -112,6 +116,9 @@ async function resume(client: ArborClient, sessionId: string, output: Output): P
       afterEvent: snapshot.last_event_seq,
       fromEntry: snapshot.message_count,
       pendingBefore: snapshot.pending_questions,
+      stream,
+      // The turn under way is shown from what the session still holds of it.
+      afterTurn: snapshot.status === 'running' ? snapshot.turn - 1 : snapshot.turn,
     });
   } else {
     for (const set of snapshot.pending_questions) output.progress(howToAnswer(set, session.id));

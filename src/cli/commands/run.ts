@@ -9,6 +9,7 @@ import { sessionOptionsFrom, toolModulesFrom, withSessionFlags, type SessionFlag
 
 interface RunFlags extends SessionFlags {
   timeout?: number;
+  stream: boolean;
 }
 
 export const runCommand = withSessionFlags(
@@ -17,6 +18,7 @@ export const runCommand = withSessionFlags(
     .argument('<instruction>', 'what the agent should do', nonEmptyText('The instruction')),
 )
   .option('--timeout <seconds>', 'give up waiting after this many seconds', positiveInteger('--timeout'))
+  .option('--no-stream', 'print the answer only once it is complete, not as it is written')
   .action(async (instruction: string, flags: RunFlags) => {
     const output = createOutput(Boolean(flags.json));
     const runtime = await ensureLocalRuntime(connectionSettingsFrom(flags), (line) => output.progress(line), {
@@ -26,7 +28,7 @@ export const runCommand = withSessionFlags(
       await withClient(runtime.settings, async (client) => {
         const session = await inFlagTerms(sessionTerms, () => client.startSession(sessionOptionsFrom(instruction, flags)));
         output.progress(`session ${session.id}`);
-        await followTurn(session, output, { afterEvent: 0, fromEntry: 0, timeoutSeconds: flags.timeout });
+        await followTurn(session, output, { afterEvent: 0, fromEntry: 0, timeoutSeconds: flags.timeout, stream: flags.stream });
       });
     } finally {
       await runtime.stop();

@@ -10,6 +10,7 @@ interface SendFlags extends ConnectionFlags {
   wait?: boolean;
   timeout?: number;
   json?: boolean;
+  stream: boolean;
 }
 
 export const sendCommand = withConnectionFlags(
@@ -19,6 +20,7 @@ export const sendCommand = withConnectionFlags(
     .argument('<message>', 'the message', nonEmptyText('The message'))
     .option('--wait', 'wait for the turn to end and print the answer')
     .option('--timeout <seconds>', 'with --wait, give up after this many seconds', positiveInteger('--timeout'))
+    .option('--no-stream', 'with --wait, print the answer only once it is complete, not as it is written')
     .option('--json', 'print one JSON object'),
 ).action(async (sessionId: string, message: string, flags: SendFlags) => {
   const output = createOutput(Boolean(flags.json));
@@ -38,6 +40,8 @@ export const sendCommand = withConnectionFlags(
         fromEntry: before.message_count,
         pendingBefore: before.pending_questions,
         timeoutSeconds: flags.timeout,
+        stream: flags.stream,
+        afterTurn: before.turn,
       });
     }),
   );

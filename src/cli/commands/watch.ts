@@ -6,10 +6,13 @@ import { checkSessionId } from '../../client/session-id.js';
 import { connectionSettingsFrom, withConnectionFlags, type ConnectionFlags } from '../options.js';
 import { createWatchLines, inTimeOrder } from '../watch-lines.js';
 import { withClient } from '../with-client.js';
+import type { SessionHandle } from '../../client/session-handle.js';
+import { startLiveText, type LiveText } from '../live-text.js';
 
 interface WatchFlags extends ConnectionFlags {
   after: number;
   json?: boolean;
+  deltas?: boolean;
 }
 
 function eventNumber(value: string): number {
@@ -24,6 +27,7 @@ export const watchCommand = withConnectionFlags(
     .description('print the events of a session and all its sub-agents as they happen, until the whole tree has ended or Ctrl-C')
     .argument('<session-id>', 'the session id (or a unique start of it)', checkSessionId)
     .option('--after <seq>', "start after this event number of the session (its sub-agents' buffered events are all shown)", eventNumber, 0)
+    .option('--deltas', "also print the models' text as it is written (with --json: {session_id, session_title, depth, delta} lines)")
     .option('--json', 'print one JSON object per line: {session_id, session_title, depth, event}'),
 ).action(async (sessionId: string, flags: WatchFlags) => {
   const stop = new AbortController();
@@ -31,7 +35,9 @@ export const watchCommand = withConnectionFlags(
   process.once('SIGINT', interrupt);
   process.once('SIGTERM', interrupt);
   const linesOf = createWatchLines();
+  let live: LiveText | undefined;
   const print = (treeEvent: TreeEvent) => {
+    live?.endLine();
     if (flags.json) {
       const { session: from, event } = treeEvent;
       process.stdout.write(`${JSON.stringify({ session_id: from.id, session_title: from.title, depth: from.depth, event })}\n`);
@@ -44,6 +50,7 @@ export const watchCommand = withConnectionFlags(
     await withClient(connectionSettingsFrom(flags), async (client) => {
       sessionId = (await client.findSession(sessionId)).id;
       const session = client.session(sessionId);
+      if (flags.deltas) live = flags.json ? jsonDeltas(session, stop.signal) : startLiveText(session, { afterTurn: 0 });
       // What the tree buffers already, across all its sessions in time order; then what happens, as it happens.
       const shown = new Map<string, number>();
       for (const treeEvent of inTimeOrder(await backlog(client, await session.tree(), flags.after, missed))) {
@@ -64,10 +71,35 @@ export const watchCommand = withConnectionFlags(
       if (!stop.signal.aborted) process.stderr.write(`(every session of the tree of ${sessionId} has ended)\n`);
     });
   } finally {
+    await live?.stop();
     process.off('SIGINT', interrupt);
     process.off('SIGTERM', interrupt);
   }
 });
+
+/** The tree's stream items as JSON lines, for `--deltas --json`. */
+function jsonDeltas(session: SessionHandle, signal: AbortSignal): LiveText {
+  const stop = new AbortController();
+  signal.addEventListener('abort', () => stop.abort(), { once: true });
+  const reading = (async () => {
+    try {
+      for await (const { item, session: from } of session.streamTree({ from: 0, signal: stop.signal })) {
+        process.stdout.write(`${JSON.stringify({ session_id: from.id, session_title: from.title, depth: from.depth, delta: item })}\n`);
+      }
+    } catch {
+      // The events go on without their deltas.
+    }
+  })();
+  return {
+    streamed: () => false,
+    lastRootText: () => undefined,
+    endLine: () => {},
+    async stop() {
+      stop.abort();
+      await reading;
+    },
+  };
+}
 
 async function backlog(
   client: ArborClient,

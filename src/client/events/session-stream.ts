@@ -1,0 +1,57 @@
+import type { Client, WorkflowHandle } from '@temporalio/client';
+import type { StreamItem } from '../../shared/stream.js';
+import { streamQuery } from '../../shared/messages.js';
+import { HistoryWatch } from './history-watch.js';
+import { abortableCall } from './abortable-call.js';
+import { boundedQuery, isMissingQuery } from '../access/query-failures.js';
+
+export interface StreamReadOptions {
+  /**
+   * Items after this position (an item's `pos`, kept to resume after a reconnect), or 'now' for only what comes
+   * next (default 0: every item the session still holds in memory).
+   */
+  from?: number | 'now';
+  /** Keep waiting for new items until the session ends (default true); false returns what is there now. */
+  follow?: boolean;
+  signal?: AbortSignal;
+  /** Called when items after the position were already dropped from the session's bounded ring. */
+  onMissed?: () => void;
+}
+
+/**
+ * A session's live stream items in order, each once: query the items after the last position read, then sleep on
+ * the history long poll, which wakes as each batch the model call sends is recorded. Nothing is written to the
+ * session by reading. Ends when the session has ended and every item has been read (or the signal aborts).
+ */
+export async function* readSessionStream(client: Client, sessionId: string, options: StreamReadOptions = {}): AsyncGenerator<StreamItem> {
+  const handle: WorkflowHandle = client.workflow.getHandle(sessionId);
+  const { signal } = options;
+  const call = <T>(operation: () => Promise<T>): Promise<T> => abortableCall(client, signal, operation);
+  const page = (after: number) => call(() => boundedQuery(client, sessionId, () => handle.query(streamQuery, { after })));
+  let watch: HistoryWatch | undefined;
+  let running = true;
+  try {
+    let after = options.from === 'now' ? (await page(Number.MAX_SAFE_INTEGER)).last_pos : (options.from ?? 0);
+    for (;;) {
+      if (!watch && options.follow !== false) {
+        const description = await call(() => handle.describe());
+        running = description.status.name === 'RUNNING';
+        watch = new HistoryWatch(client, sessionId, description.runId);
+      }
+      const read = await page(after);
+      if (read.missed) options.onMissed?.();
+      for (const item of read.items) {
+        yield item;
+        after = item.pos;
+      }
+      if (read.items.length > 0 && after < read.last_pos) continue;
+      if (options.follow === false || !running) return;
+      if ((await watch!.next(signal)) === 'closed') watch = undefined;
+    }
+  } catch (error) {
+    if (signal?.aborted) return;
+    // A session on a worker from before streaming has no stream: nothing to read.
+    if (isMissingQuery(error, streamQuery.name)) return;
+    throw error;
+  }
+}

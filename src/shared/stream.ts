@@ -1,0 +1,58 @@
+/**
+ * A session's live stream: what the model writes while a call runs (text deltas, the names of tool calls as they
+ * start), tool results and turn ends, as it happens. Not durable: the workflow keeps the newest items in memory only
+ * (not in the transcript, not carried across continue-as-new); the completed reply alone enters the transcript.
+ */
+
+/** Where an item was written: the turn, the model call (round) within it, and the activity attempt of that call. */
+export interface StreamOrigin {
+  turn: number;
+  round: number;
+  /** 1 for a call's first attempt; a retried attempt starts over, so text of earlier attempts is to be discarded. */
+  attempt: number;
+}
+
+export type StreamItemBody =
+  | ({ type: 'text_delta'; text: string } & StreamOrigin)
+  | ({ type: 'tool_call_started'; index: number; tool_call_id: string; name: string } & StreamOrigin)
+  /** A model call is being attempted again: text of this round with a smaller attempt number is void. */
+  | ({ type: 'retry' } & StreamOrigin)
+  | { type: 'tool_result'; turn: number; tool_call_id: string; name: string; is_error: boolean }
+  | { type: 'turn_ended'; turn: number; outcome: 'answered' | 'round_limit' | 'model_failed' | 'budget_spent' };
+
+export type StreamItemType = StreamItemBody['type'];
+
+/**
+ * One numbered item. Positions grow across the runs of a session: a run numbers its items from its start time in
+ * milliseconds times 1,000 (see StreamRing), so `from` a position read in an earlier run still means "after this".
+ */
+export type StreamItem = StreamItemBody & { pos: number; session_id: string };
+
+/** What the model call activity sends its workflow, batched (see `streamBatchIntervalMs`). */
+export interface StreamBatch {
+  items: StreamItemBody[];
+}
+
+export interface StreamRange {
+  /** Items with a larger position than this (default 0: everything still held). */
+  after?: number;
+  limit?: number;
+}
+
+export interface StreamPage {
+  items: StreamItem[];
+  /** The position of the newest item held (0 before the first). */
+  last_pos: number;
+  /** Whether items after `after` were already dropped from the bounded ring. */
+  missed: boolean;
+}
+
+/**
+ * How often the activity sends what the model wrote since its last send: the first delta goes at once, later ones
+ * at most once per interval, so a streamed call adds history events by its duration, not by its number of chunks.
+ */
+export const streamBatchIntervalMs = 200;
+
+/** Items a session holds in memory, and the most characters of text they may hold together. */
+export const streamRingSize = 2_000;
+export const streamRingChars = 200_000;

@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { devServerWorkers } from '../support/dev-server-workers.js';
+import { startCli } from '../support/processes.js';
+import { waitUntil } from '../support/wait.js';
+
+describe('the CLI printing answers as they are written', () => {
+  const servers = devServerWorkers('sk-cli-streaming-test');
+  const { fake, cliEnv } = servers;
+  const exitOf = (cli: ReturnType<typeof startCli>) =>
+    new Promise<number | null>((resolve) =>
+      cli.child.exitCode === null ? cli.child.once('exit', (code) => resolve(code)) : resolve(cli.child.exitCode),
+    );
+
+  it('arbor run shows the first words, and a sub-agent’s under its title, before the model writes the last', async () => {
+    let releaseLast!: () => void;
+    const lastChunk = new Promise<void>((resolve) => (releaseLast = resolve));
+    const answer = ['The ', 'first ', 'words ', 'come ', 'early; ', 'the ', 'last ', 'word.'];
+    fake.reply(
+      {
+        toolCalls: [{ name: 'subAgent', arguments: JSON.stringify({ title: 'Helper', instruction: 'Help out.', mode: 'sync' }) }],
+      },
+      { content: 'Helper notes\nsecond line', chunks: ['Helper ', 'notes\n', 'second line'], chunkDelayMs: 20 },
+      { content: answer.join(''), chunks: answer, chunkDelayMs: 20, beforeLastChunk: lastChunk },
+    );
+    const cli = startCli(['run', 'Answer slowly.'], cliEnv);
+    try {
+      await waitUntil(() => cli.stdout().includes('The first words come early; the last '), 90_000);
+      expect(cli.stdout()).not.toContain('word.');
+      releaseLast();
+      expect(await exitOf(cli), cli.stderr()).toBe(0);
+    } finally {
+      releaseLast();
+      await cli.interrupt();
+    }
+    // Each session's text in its own lines, the sub-agent's under its title; the answer is printed once, not again
+    // at the end. (A sub-agent found late is shown late, and may break the root's line.)
+    const lines = cli.stdout().split('\n');
+    expect(lines.filter((line) => line.startsWith('[Helper] '))).toEqual(['[Helper] Helper notes', '[Helper] second line']);
+    expect(lines.filter((line) => !line.startsWith('[Helper] ')).join(''), JSON.stringify(cli.stdout())).toBe(answer.join(''));
+  });
+
+  it('arbor run --no-stream prints the answer once, whole, at the end', async () => {
+    fake.reply({ content: 'Whole answer.', chunks: ['Whole ', 'answer.'], chunkDelayMs: 20 });
+    const cli = startCli(['run', 'Answer whole.', '--no-stream'], cliEnv);
+    expect(await exitOf(cli), cli.stderr()).toBe(0);
+    expect(cli.stdout()).toBe('Whole answer.\n');
+  });
+
+  it('arbor send --wait streams the answer of its own turn only', async () => {
+    fake.reply({ content: 'First turn.', chunks: ['First ', 'turn.'] });
+    const session = await servers.client.startSession({ instruction: 'Begin.' });
+    await session.waitUntilIdle({ timeoutMs: 60_000 });
+    fake.reply({ content: 'Second turn, streamed.', chunks: ['Second ', 'turn, ', 'streamed.'], chunkDelayMs: 20 });
+    const cli = startCli(['send', session.id, 'Go on.', '--wait', ...(process.env.NOSTREAM ? ['--no-stream'] : [])], cliEnv);
+    const timer = setTimeout(() => void cli.interrupt(), 40_000);
+    const code = await exitOf(cli);
+    clearTimeout(timer);
+    expect(code, `${cli.stderr()}\n---\n${cli.stdout()}`).toBe(0);
+    expect(cli.stdout()).toBe('Second turn, streamed.\n');
+  });
+});
