@@ -1,9 +1,16 @@
 import { log } from '@temporalio/activity';
-import { streamBatchIntervalMs, type StreamItemBody } from '../shared/stream.js';
+import {
+  maxStreamBatchesPerCall,
+  streamBatchesAtFullRate,
+  streamBatchIntervalMaxMs,
+  streamBatchIntervalMs,
+  type StreamItemBody,
+} from '../shared/stream.js';
 
 /**
  * Gathers what a streamed model call writes and sends it in batches: the first item at once (time to first word),
- * then at most one batch per interval, one send at a time and in order. Adjacent text deltas merge into one item.
+ * then at most one batch per interval (widening after `streamBatchesAtFullRate` sends, and none after
+ * `maxStreamBatchesPerCall` until `close()`), one send at a time and in order. Adjacent text deltas merge into one item.
  * Sending is best effort: the completed reply is what the session keeps, so a failed send is logged, not thrown.
  */
 export class StreamBatcher {
@@ -11,6 +18,7 @@ export class StreamBatcher {
   private sending: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
   private lastSentAt: number | undefined;
+  private sends = 0;
 
   constructor(
     private readonly send: (items: StreamItemBody[]) => Promise<void>,
@@ -36,16 +44,22 @@ export class StreamBatcher {
   }
 
   private schedule(): void {
-    if (this.timer || this.sending) return;
-    const wait = this.lastSentAt === undefined ? 0 : this.lastSentAt + this.intervalMs - Date.now();
+    if (this.timer || this.sending || this.sends >= maxStreamBatchesPerCall) return;
+    const wait = this.lastSentAt === undefined ? 0 : this.lastSentAt + this.currentIntervalMs() - Date.now();
     if (wait <= 0) void this.flush();
     else this.timer = setTimeout(() => ((this.timer = undefined), void this.flush()), wait);
+  }
+
+  private currentIntervalMs(): number {
+    const widenings = Math.max(0, this.sends - streamBatchesAtFullRate);
+    return Math.min(streamBatchIntervalMaxMs, this.intervalMs * 1.1 ** widenings);
   }
 
   private flush(): Promise<void> {
     const items = this.pending.splice(0);
     if (items.length === 0) return Promise.resolve();
     this.lastSentAt = Date.now();
+    this.sends += 1;
     const sending = this.send(items)
       .catch((error: unknown) => log.warn('could not send streamed model output to the session', { error: String(error) }))
       .finally(() => {

@@ -52,6 +52,15 @@ export interface StreamPage {
  * at most once per interval, so a streamed call adds history events by its duration, not by its number of chunks.
  */
 export const streamBatchIntervalMs = 200;
+/** After this many sends of one call the interval widens by a tenth per send, up to `streamBatchIntervalMaxMs`. */
+export const streamBatchesAtFullRate = 25;
+export const streamBatchIntervalMaxMs = 2_000;
+/**
+ * The most sends one model call makes while it runs (each a signal and at most one workflow task, about 4 history
+ * events): with the widening interval about 2.8 minutes of writing. What a longer call writes after that arrives in
+ * one last send as it ends, so a call adds at most this many plus one, however long the reply.
+ */
+export const maxStreamBatchesPerCall = 120;
 
 /** Items a session holds in memory, and the most characters of text they may hold together. */
 export const streamRingSize = 2_000;
