@@ -86,6 +86,8 @@ describe('the web console in a browser', () => {
 
   const openSession = async (rootId: string): Promise<Page> => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    // What the page waits for comes through Temporal and the worker, which a loaded 2-core machine can make slow.
+    page.setDefaultTimeout(90_000);
     await page.goto(`${console_.url}#/session/${rootId}`);
     return page;
   };
@@ -135,6 +137,7 @@ describe('the web console in a browser', () => {
     await page.screenshot({ path: join(screenshots, 'session-answered.png'), fullPage: true });
 
     const list = await browser.newPage({ viewport: { width: 1280, height: 600 } });
+    list.setDefaultTimeout(90_000);
     await list.goto(`${console_.url}#/`);
     await list.getByRole('link', { name: 'Release' }).first().waitFor();
     await list.screenshot({ path: join(screenshots, 'sessions.png') });

@@ -49,7 +49,9 @@ describe('startDevServer', () => {
     );
 
     for (const { name, type } of arborSearchAttributes) {
-      const expected = encodeSearchAttributeIndexedValueType(type === 'Keyword' ? 'KEYWORD' : 'TEXT');
+      const expected = encodeSearchAttributeIndexedValueType(
+        ({ Keyword: 'KEYWORD', Text: 'TEXT', Int: 'INT', Double: 'DOUBLE' } as const)[type],
+      );
       expect(attributes.customAttributes[name], name).toBe(expected);
     }
   });

@@ -1,14 +1,14 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ArborClient } from '../../src/client.js';
-import type { ConnectionSettings } from '../../src/client/connection.js';
 import { AesGcmCodec } from '../../src/codec/aes-gcm-codec.js';
 import { startCodecServer, type CodecServer } from '../../src/codec/codec-server.js';
 import { parseEncryptionKeys } from '../../src/codec/encryption-keys.js';
 import { memoryStoreId } from '../../src/shared/tools/memory.js';
 import { titleKey } from '../../src/shared/search-attributes.js';
 import { createArborWorker, type ArborWorker } from '../../src/worker.js';
-import { devServerSettings } from '../support/connection.js';
+import { loadConnectionSettings, type ConnectionSettings } from '../../src/client/connection.js';
+import { startDevServer, type DevServer } from '../../src/temporal/dev-server.js';
 import { FakeOpenAI } from '../support/fake-openai.js';
 import { encryptionKeyIdsIn, secretsIn } from '../support/history-texts.js';
 import { runCli } from '../support/processes.js';
@@ -44,7 +44,9 @@ function secretSession(model: ScriptedModel, tag: string) {
 describe('encrypted payloads (dev server, in-process workers, fake model, Temporal CLI)', () => {
   const fake = new FakeOpenAI();
   const model = new ScriptedModel(fake);
-  const base = devServerSettings();
+  // A server of its own: the encrypted sessions would otherwise be in every other test's listing of the shared one.
+  let server: DevServer;
+  let base: ConnectionSettings;
   const owner = `enc-${randomUUID().slice(0, 8)}`;
   const withKeys = (keys: string): ConnectionSettings => ({ ...base, encryptionKeys: parseEncryptionKeys(keys) });
   let worker: { arbor: ArborWorker; running: Promise<void> } | undefined;
@@ -66,7 +68,8 @@ describe('encrypted payloads (dev server, in-process workers, fake model, Tempor
     worker = undefined;
   }
 
-  const rawHistory = (workflowId: string) => temporalOk(['workflow', 'show', '--workflow-id', workflowId, '--output', 'json']);
+  const rawHistory = (workflowId: string) =>
+    temporalOk(['workflow', 'show', '--workflow-id', workflowId, '--output', 'json'], undefined, base.address);
 
   async function runSecretSession(client: ArborClient, tag: string, title: string | undefined = 'Heron') {
     const secrets = secretSession(model, tag);
@@ -77,6 +80,11 @@ describe('encrypted payloads (dev server, in-process workers, fake model, Tempor
   }
 
   beforeAll(async () => {
+    server = await startDevServer({ cliPath: inject('temporalCliPath'), port: 0, ui: false });
+    base = loadConnectionSettings(
+      { TEMPORAL_CONFIG_FILE: '/nonexistent/arbor-test.toml' },
+      { address: server.address, namespace: 'default', taskQueue: `encryption-${randomUUID()}` },
+    );
     await fake.start();
     codecServer = await startCodecServer({
       codec: new AesGcmCodec(parseEncryptionKeys(`${k2},${k1}`)),
@@ -90,6 +98,7 @@ describe('encrypted payloads (dev server, in-process workers, fake model, Tempor
     await stopWorker();
     await codecServer?.close();
     await fake.stop();
+    await server?.stop();
   });
 
   let plain: Awaited<ReturnType<typeof runSecretSession>>;
@@ -134,17 +143,11 @@ describe('encrypted payloads (dev server, in-process workers, fake model, Tempor
 
   it('shows the decrypted history through the codec server to the Temporal CLI, with the token it asks for', async () => {
     const endpoint = ['--codec-endpoint', codecServer.url];
-    const decoded = await temporalOk([
-      'workflow',
-      'show',
-      '--workflow-id',
-      encrypted.session.id,
-      '--output',
-      'json',
-      ...endpoint,
-      '--codec-auth',
-      `Bearer ${codecToken}`,
-    ]);
+    const decoded = await temporalOk(
+      ['workflow', 'show', '--workflow-id', encrypted.session.id, '--output', 'json', ...endpoint, '--codec-auth', `Bearer ${codecToken}`],
+      undefined,
+      base.address,
+    );
     expect(secretsIn(decoded, encrypted.secrets)).toEqual(encrypted.secrets);
   });
 

@@ -33,6 +33,9 @@ beforeAll(async () => {
 });
 afterAll(() => receiver.stop());
 
+/** What every scripted answer reports having used, which the model spans carry. */
+const usage = { prompt_tokens: 1, completion_tokens: 1 };
+
 /** A root session that starts a sub-agent (with a bad tool call beside it), and the sub-agent's answer. */
 function scriptTree(servers: ReturnType<typeof devServerWorkers>, root: string, child: string) {
   servers.model
@@ -43,11 +46,12 @@ function scriptTree(servers: ReturnType<typeof devServerWorkers>, root: string, 
           { name: 'subAgent', arguments: JSON.stringify({ title: 'Child', instruction: child }) },
           { name: 'noSuchTool', arguments: '{}' },
         ],
+        usage,
       },
-      { content: `Spawned: ${secret}` },
-      { content: 'Handled the notice.' },
+      { content: `Spawned: ${secret}`, usage },
+      { content: 'Handled the notice.', usage },
     )
-    .script(child, { content: `Child finished: ${secret}` });
+    .script(child, { content: `Child finished: ${secret}`, usage });
 }
 
 async function runTree(servers: ReturnType<typeof devServerWorkers>, root: string): Promise<SessionHandle> {

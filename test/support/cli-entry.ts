@@ -9,11 +9,14 @@ const fromSource = ['--import', 'tsx', 'test/support/cli-main.ts'];
 let entry: string[] | undefined;
 
 /**
- * The node arguments that run the CLI (paths relative to the project root): the build in `dist/` when it is newer than
- * every source file (as after `npm ci`, whose `prepare` builds it), which starts in about half the CPU time; otherwise
- * the source through tsx, so a test never runs a stale build.
+ * The node arguments that run the CLI with `args` and `env` (paths relative to the project root): the build in `dist/`
+ * when it is newer than every source file (as after `npm ci`, whose `prepare` builds it), which starts in about half
+ * the CPU time; otherwise, and whenever the command names a TypeScript file (a `--tools` module, ARBOR_TOOLS), which
+ * only tsx can load, the source through tsx, so a test never runs a stale build.
  */
-export function cliEntry(): string[] {
+export function cliEntry(args: readonly string[] = [], env: NodeJS.ProcessEnv = {}): string[] {
+  const namesTypeScript = [...args, ...Object.values(env)].some((value) => typeof value === 'string' && /\.[cm]?tsx?\b/.test(value));
+  if (namesTypeScript) return fromSource;
   entry ??= builtIsFresh() ? ['bin/arbor.js'] : fromSource;
   return entry;
 }

@@ -19,6 +19,8 @@ export type FakeReply =
        */
       chunks?: string[];
       chunkDelayMs?: number;
+      /** The usage a plain JSON answer reports (OpenAI's `usage` object); absent: none. */
+      usage?: { prompt_tokens: number; completion_tokens: number };
       /** Streamed: the last chunk is written only once this settles (a test proves it read the others first). */
       beforeLastChunk?: Promise<unknown>;
     }
@@ -145,6 +147,7 @@ export class FakeOpenAI {
       completionBody(recorded.body.model, id, {
         content: reply.content ?? null,
         ...(reply.toolCalls ? { toolCalls: reply.toolCalls } : {}),
+        ...(reply.usage ? { usage: reply.usage } : {}),
       }),
     );
   }

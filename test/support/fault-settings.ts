@@ -4,7 +4,7 @@
  */
 export function faultSettings(env: NodeJS.ProcessEnv = process.env) {
   const full = env.ARBOR_FAULT_SCALE === 'full';
-  const trials = Number(env.ARBOR_FAULT_TRIALS ?? (full ? 20 : 4));
+  const trials = Number(env.ARBOR_FAULT_TRIALS ?? (full ? 20 : 2));
   const seed = Number(env.ARBOR_FAULT_SEED ?? Math.floor(Math.random() * 2 ** 31));
   return { full, trials, seed };
 }

@@ -13,7 +13,7 @@ export interface ProcessResult {
 
 /** Runs the CLI (see `cliEntry`) and collects its output. */
 export function runCli(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 60_000, stdin?: string): Promise<ProcessResult> {
-  const child = spawnNode([...cliEntry(), ...args], env, stdin !== undefined);
+  const child = spawnNode([...cliEntry(args, env), ...args], env, stdin !== undefined);
   if (stdin !== undefined) child.stdin!.end(stdin);
   return collect(child, timeoutMs);
 }
@@ -28,7 +28,7 @@ export interface RunningCli {
 }
 
 export function startCli(args: string[], env: NodeJS.ProcessEnv = {}): RunningCli {
-  const child = spawnNode([...cliEntry(), ...args], env);
+  const child = spawnNode([...cliEntry(args, env), ...args], env);
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

@@ -34,7 +34,7 @@ export class Terminal {
       '-i',
       ...Object.entries(variables).map(([name, value]) => `${name}=${value}`),
       process.execPath,
-      ...cliEntry(),
+      ...cliEntry(args, env),
       ...args,
     ];
     const script = `${command.map(shellQuote).join(' ')}; echo ${exitMarker}$?; sleep 600`;

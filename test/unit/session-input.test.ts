@@ -1,9 +1,12 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { AesGcmCodec } from '../../src/codec/aes-gcm-codec.js';
+import { parseEncryptionKeys } from '../../src/codec/encryption-keys.js';
 import { memoryStoreInputProblem } from '../../src/shared/memory-store-input.js';
 import { sessionInputProblem } from '../../src/shared/session-input.js';
 import { memoryStoreWorkflowType } from '../../src/shared/tools/memory.js';
+import { testEncryptionKeys } from '../support/test-encryption-key.js';
 
 const historiesDir = fileURLToPath(new URL('../histories/', import.meta.url));
 
@@ -12,6 +15,15 @@ interface Payloads {
 }
 
 /** Every workflow input in the committed histories: starts, continue-as-new inputs and sub-agents' starts. */
+// The committed encrypted histories are read with their fixed test key; plain payloads pass through the codec as they are.
+const codec = new AesGcmCodec(parseEncryptionKeys(testEncryptionKeys));
+
+async function payloadText(payload: { metadata?: Record<string, string>; data: string }): Promise<string> {
+  const metadata = Object.fromEntries(Object.entries(payload.metadata ?? {}).map(([key, value]) => [key, Buffer.from(value, 'base64')]));
+  const [decoded] = await codec.decode([{ metadata, data: Buffer.from(payload.data, 'base64') }]);
+  return Buffer.from(decoded!.data!).toString('utf8');
+}
+
 async function recordedInputs(): Promise<{ type: string; where: string; input: unknown }[]> {
   const inputs = [];
   for (const type of await readdir(historiesDir, { withFileTypes: true })) {
@@ -25,7 +37,7 @@ async function recordedInputs(): Promise<{ type: string; where: string; input: u
           event.startChildWorkflowExecutionInitiatedEventAttributes;
         const payload = attributes?.input?.payloads?.[0];
         if (!attributes || file === 'invalid-input.json') continue;
-        const input: unknown = payload ? JSON.parse(Buffer.from(payload.data, 'base64').toString('utf8')) : undefined;
+        const input: unknown = payload ? JSON.parse(await payloadText(payload)) : undefined;
         inputs.push({ type: type.name, where: `${type.name}/${file}`, input });
       }
     }

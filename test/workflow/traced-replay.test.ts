@@ -2,8 +2,11 @@ import { readdir, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode, Worker } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
+import { dataConverterOption } from '../../src/codec/data-converter.js';
+import { parseEncryptionKeys } from '../../src/codec/encryption-keys.js';
 import { sessionWorkflowType } from '../../src/shared/session.js';
 import { workflowBundlerOptions } from '../../src/worker/workflow-code.js';
+import { testEncryptionKeys } from '../support/test-encryption-key.js';
 
 const historiesDir = fileURLToPath(new URL(`../histories/${sessionWorkflowType}/`, import.meta.url));
 
@@ -20,7 +23,9 @@ describe('committed arborSessionV3 histories, recorded without tracing', () => {
     const exported: unknown[] = [];
     const sinks = { exporter: { export: { fn: (_info: unknown, spans: unknown[]) => void exported.push(...spans) } } };
     const failures: string[] = [];
-    for await (const result of Worker.runReplayHistories({ workflowBundle: { code }, sinks }, histories)) {
+    // The encrypted ones with their fixed test key (plain ones pass through the codec as they are).
+    const codec = dataConverterOption(parseEncryptionKeys(testEncryptionKeys));
+    for await (const result of Worker.runReplayHistories({ workflowBundle: { code }, sinks, ...codec }, histories)) {
       if (result.error) failures.push(`${result.workflowId}: ${String(result.error)}`);
     }
     expect(failures).toEqual([]);
