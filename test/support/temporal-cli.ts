@@ -11,8 +11,8 @@ export interface TemporalCliResult {
  * Runs Temporal's own CLI (the binary Arbor installs) against the shared dev server, as a user of another client
  * would: `temporal(['workflow', 'signal', '--workflow-id', id, '--name', 'userMessage', '--input', '"hi"'])`.
  */
-export function temporal(args: string[], timeoutMs = 60_000): Promise<TemporalCliResult> {
-  const connection = ['--address', inject('temporalAddress'), '--namespace', 'default'];
+export function temporal(args: string[], timeoutMs = 60_000, address = inject('temporalAddress')): Promise<TemporalCliResult> {
+  const connection = ['--address', address, '--namespace', 'default'];
   return new Promise((resolve) => {
     execFile(
       inject('temporalCliPath'),
@@ -27,8 +27,8 @@ export function temporal(args: string[], timeoutMs = 60_000): Promise<TemporalCl
 }
 
 /** The same, failing with what the CLI printed unless it exits with 0. */
-export async function temporalOk(args: string[], timeoutMs?: number): Promise<string> {
-  const result = await temporal(args, timeoutMs);
+export async function temporalOk(args: string[], timeoutMs?: number, address?: string): Promise<string> {
+  const result = await temporal(args, timeoutMs, address);
   if (result.code !== 0) throw new Error(`temporal ${args.join(' ')} exited with ${result.code}:\n${result.stderr}${result.stdout}`);
   return result.stdout;
 }
