@@ -9,7 +9,10 @@ import {
 } from '../shared/stream.js';
 
 const maxPage = 500;
-/** Longer texts in one item are cut: the activity sends a batch every 200 ms, far less than this. */
+/**
+ * Longer texts arrive as several items. A batch is sent every 200 ms, but while one send waits on a loaded worker
+ * (or after a call's last batch by count) everything written meanwhile joins the next, which can be far longer.
+ */
 const maxItemText = 20_000;
 
 /**
@@ -45,7 +48,8 @@ export class StreamRing {
     const items = typeof batch === 'object' && batch !== null && Array.isArray(batch.items) ? batch.items : [];
     for (const item of items) {
       const body = wellFormed(item);
-      if (body) this.push(body);
+      if (body?.type === 'text_delta') for (const text of pieces(body.text)) this.push({ ...body, text });
+      else if (body) this.push(body);
     }
   }
 
@@ -64,6 +68,21 @@ export class StreamRing {
   }
 }
 
+/** A text in pieces of at most `maxItemText` code units, never splitting a surrogate pair. */
+function pieces(text: string): string[] {
+  const result: string[] = [];
+  let start = 0;
+  while (text.length - start > maxItemText) {
+    let end = start + maxItemText;
+    const last = text.charCodeAt(end - 1);
+    if (last >= 0xd800 && last <= 0xdbff) end -= 1;
+    result.push(text.slice(start, end));
+    start = end;
+  }
+  result.push(text.slice(start));
+  return result;
+}
+
 function textOf(item: StreamItemBody): string {
   return item.type === 'text_delta' ? item.text : '';
 }
@@ -76,9 +95,7 @@ function wellFormed(item: unknown): StreamItemBody | undefined {
   const { turn, round, attempt } = origin as { turn: number; round: number; attempt: number };
   switch (value.type) {
     case 'text_delta':
-      return typeof value.text === 'string'
-        ? { type: 'text_delta', text: value.text.slice(0, maxItemText), turn, round, attempt }
-        : undefined;
+      return typeof value.text === 'string' ? { type: 'text_delta', text: value.text, turn, round, attempt } : undefined;
     case 'tool_call_started':
       if (typeof value.name !== 'string' || typeof value.tool_call_id !== 'string' || typeof value.index !== 'number') return undefined;
       return {

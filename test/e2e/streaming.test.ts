@@ -117,9 +117,12 @@ describe('streamed answers on a worker that streams', () => {
       expect(count.signals).toBeLessThanOrEqual(Math.ceil(count.streamedMs / streamBatchIntervalMs) + 2);
       expect(count.signals).toBeGreaterThanOrEqual(1);
     }
-    // Each batch costs a signal and at most one workflow task (three events); the turn itself about a dozen.
+    // Each batch costs a signal and at most one workflow task (three events); the turn itself about a dozen. A loaded
+    // machine may stream the 5,000 chunks for longer than the 50, and so in more batches: only those add events.
     const [fifty, fiveThousand] = counts;
-    expect(fiveThousand!.events).toBeLessThanOrEqual(fifty!.events + 8);
+    const moreBatches = Math.max(0, fiveThousand!.signals - fifty!.signals);
+    expect(fiveThousand!.events).toBeLessThanOrEqual(fifty!.events + 4 * moreBatches + 8);
+    expect(fiveThousand!.events).toBeLessThan(fiveThousand!.chunks / 10);
   });
 
   it('still answers when the endpoint answers a streamed request with a plain JSON body', async () => {
