@@ -1,4 +1,5 @@
-import { DEFAULT_EXTRACTION_THRESHOLD_BYTES } from '../web/fetch/index.js';
+// The constant's own module: the fetch package's index loads undici and turndown, which a CLI start-up has no use for.
+import { DEFAULT_EXTRACTION_THRESHOLD_BYTES } from '../web/fetch/extraction-threshold.js';
 
 /** How a worker offers webFetch: pages over `extractionThresholdBytes` of text go to the small model with the prompt. */
 export interface WebFetchSettings {

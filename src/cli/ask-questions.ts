@@ -1,4 +1,3 @@
-import { checkbox, input, password, select } from '@inquirer/prompts';
 import type { AnswerChoice, Answers } from '../shared/answers.js';
 import type { QuestionSet } from '../shared/tools/ask-user.js';
 import { denyLabel } from '../shared/approvals.js';
@@ -8,6 +7,8 @@ type Pick = string | typeof other;
 
 /** Asks a question set on the terminal: one choice per question (checkboxes for multi-select) plus "Other" for free text. */
 export async function askOnTerminal(set: QuestionSet, signal?: AbortSignal): Promise<Answers> {
+  // Loaded when a question is asked, not with every command.
+  const { checkbox, input, password, select } = await import('@inquirer/prompts');
   const context = { input: process.stdin, output: process.stderr, ...(signal ? { signal } : {}) };
   const answers: Answers = {};
   for (const question of set.questions) {

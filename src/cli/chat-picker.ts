@@ -1,4 +1,3 @@
-import { select } from '@inquirer/prompts';
 import type { ArborClient } from '../client/arbor-client.js';
 import { formatTime } from './commands/list.js';
 import { Interrupted } from './usage-error.js';
@@ -16,6 +15,7 @@ export async function pickSessionToResume(client: ArborClient, owner: string | u
     .filter((session) => session.closed_at === null)
     .slice(0, offered);
   if (open.length === 0) return undefined;
+  const { select } = await import('@inquirer/prompts');
   try {
     const picked = await select(
       {

@@ -3,7 +3,8 @@ import type { Client } from '@temporalio/client';
 import proto from '@temporalio/proto';
 import { connectClient, type ConnectionSettings } from '../client/connection.js';
 import { startDevServer, isServerReachable, type DevServer } from '../temporal/dev-server.js';
-import { createArborWorker, type ArborWorker } from '../worker/create-worker.js';
+import type { ArborWorker } from '../worker/create-worker.js';
+import { installQuietRuntime } from './native-runtime.js';
 import { webFetchFromEnv } from '../activities/web-fetch-settings.js';
 import { checkServerAnswers } from './server-reach.js';
 import { describeRunningServer, embeddedDatabase, takeLock } from './dev-lock.js';
@@ -79,6 +80,9 @@ export async function startInProcessWorker(
   tools: readonly ToolDefinition[] = [],
   mcpServers: McpServersConfig = mcpServersFromEnv(),
 ): Promise<{ worker: ArborWorker; run: Promise<void> }> {
+  await installQuietRuntime();
+  // Loaded here, not at the top: most commands never start a worker (see installQuietRuntime).
+  const { createArborWorker } = await import('../worker/create-worker.js');
   const worker = await createArborWorker({ connection: settings, tools, mcpServers, webFetch: webFetchFromEnv(process.env, true) });
   const run = worker.run();
   return { worker, run };

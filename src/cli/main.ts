@@ -1,6 +1,5 @@
 import { missingNamespace, missingNamespaceMessage } from './missing-namespace.js';
 import { Command, CommanderError } from 'commander';
-import { DefaultLogger, makeTelemetryFilterString, Runtime, type LogLevel } from '@temporalio/worker';
 import { ArborClientError } from '../client/errors.js';
 import { answerCommand } from './commands/answer.js';
 import { chatCommand } from './commands/chat.js';
@@ -28,19 +27,6 @@ import { ToolDefinitionError } from '../tools/catalogue.js';
 import { McpConfigError } from '../mcp/config.js';
 import { EncryptionKeysError } from '../codec/encryption-keys.js';
 import { packageVersion } from './version.js';
-
-const logLevels = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'] as const;
-
-function installQuietRuntime(): void {
-  const requested = process.env.ARBOR_LOG_LEVEL?.toUpperCase();
-  const level: LogLevel = (logLevels as readonly string[]).includes(requested ?? '') ? (requested as LogLevel) : 'WARN';
-  Runtime.install({
-    // Each command decides what a signal means (drain the worker, stop the embedded server, or just exit).
-    shutdownSignals: [],
-    logger: new DefaultLogger(level),
-    telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: level === 'WARN' ? 'ERROR' : level }), forward: {} } },
-  });
-}
 
 /** Commander's own errors (an unknown flag, a missing argument) read like every other: `arbor: <what to fix>`. */
 const oneErrorFormat = {
@@ -84,7 +70,6 @@ export function buildProgram(): Command {
 
 /** Runs the CLI and exits the process when the command is done (Temporal's native runtime would keep it alive). */
 export async function main(argv: string[] = process.argv): Promise<never> {
-  installQuietRuntime();
   try {
     await buildProgram().parseAsync(argv);
   } catch (error) {

@@ -1,5 +1,5 @@
 import { McpConfigError, mcpServersFromEnv, type McpServersConfig } from './config.js';
-import { McpServers, type McpServerStatus } from './mcp-servers.js';
+import type { McpServerStatus } from './mcp-servers.js';
 
 /** What `arbor doctor` says of the MCP servers of ARBOR_MCP_SERVERS. */
 export type McpProbe = { servers: McpServerStatus[] } | { problem: string };
@@ -22,6 +22,8 @@ export async function probeMcpServers(env: NodeJS.ProcessEnv = process.env, star
       { ...server, startupTimeoutMs: Math.min(server.startupTimeoutMs ?? startupTimeoutMs, startupTimeoutMs) },
     ]),
   );
+  // Loaded here: the MCP SDK is a large part of the CLI's start-up, and only a configured server needs it.
+  const { McpServers } = await import('./mcp-servers.js');
   const servers = await McpServers.start(bounded);
   const status = servers.status().map(({ pid: _pid, ...rest }) => rest);
   await servers.close();

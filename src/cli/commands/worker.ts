@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { createArborWorker } from '../../worker/create-worker.js';
+import { installQuietRuntime } from '../native-runtime.js';
 import { webFetchFromEnv } from '../../activities/web-fetch-settings.js';
 import {
   connectionSettingsFrom,
@@ -20,6 +20,8 @@ export const workerCommand = withToolModulesFlag(
   const mcpServers = mcpServersFromEnv();
   await checkServerAnswers(settings.address);
   // The CLI's workers offer webFetch unless ARBOR_WEB_FETCH=off.
+  await installQuietRuntime();
+  const { createArborWorker } = await import('../../worker/create-worker.js');
   const worker = await createArborWorker({ connection: settings, tools, mcpServers, webFetch: webFetchFromEnv(process.env, true) });
   process.once('SIGINT', () => worker.shutdown()).once('SIGTERM', () => worker.shutdown());
   const mcp = worker.mcpStatus().map((server) => `${server.name} (${server.state}, ${server.tool_count} tools)`);

@@ -21,7 +21,8 @@ import { createGuardedAgent, type LookupFunction } from './guarded-agent.js';
 import { PageCache, type CachedPage } from './page-cache.js';
 import { htmlToMarkdown } from './to-markdown.js';
 
-export const DEFAULT_EXTRACTION_THRESHOLD_BYTES = 50_000;
+export { DEFAULT_EXTRACTION_THRESHOLD_BYTES } from './extraction-threshold.js';
+import { DEFAULT_EXTRACTION_THRESHOLD_BYTES } from './extraction-threshold.js';
 /** The most content handed to the extractor; a longer page is cut (with a note) before extraction. */
 export const DEFAULT_EXTRACTOR_INPUT_MAX_BYTES = 200_000;
 

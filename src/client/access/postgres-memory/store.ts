@@ -1,5 +1,6 @@
-import pg from 'pg';
-import type { PoolClient } from 'pg';
+import { createRequire } from 'node:module';
+import type * as pg from 'pg';
+import type { Pool, PoolClient } from 'pg';
 import { parseMemoryRead, parseMemoryWrite } from '../../../shared/memory-requests.js';
 import type { ToolReply } from '../../../shared/tool-reply.js';
 import {
@@ -45,9 +46,14 @@ const memoryColumns = 'seq, content, tags, created_at, updated_at, session_id, u
  * owner. Each write's reply is recorded under its key in the same transaction: a write sent again is answered from
  * the record, and a write given up on (abandon) is recorded as not applied, so a late copy is refused.
  */
+/** `pg`, loaded once a store is opened: every SDK client and CLI command reaches this module, few use PostgreSQL. */
+function loadPg(): typeof pg {
+  return createRequire(import.meta.url)('pg') as typeof pg;
+}
+
 export class PostgresMemoryStore {
   readonly maxMemoriesPerOwner: number;
-  private readonly pool: pg.Pool;
+  private readonly pool: Pool;
   private readonly now: () => Date;
   private migrated: Promise<void> | undefined;
   private writes = 0;
@@ -55,7 +61,7 @@ export class PostgresMemoryStore {
   constructor(options: PostgresMemoryStoreOptions) {
     this.maxMemoriesPerOwner = options.maxMemoriesPerOwner ?? defaultPostgresMemoriesPerOwner;
     this.now = options.now ?? (() => new Date());
-    this.pool = new pg.Pool({
+    this.pool = new (loadPg().Pool)({
       connectionString: options.databaseUrl,
       max: options.poolSize ?? 10,
       allowExitOnIdle: true,
