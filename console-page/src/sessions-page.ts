@@ -8,6 +8,8 @@ interface SessionSummary {
   status: string;
   owner: string | null;
   last_activity_at: string;
+  /** Its memo is encrypted with a key the console's process lacks: the owner is unknown. */
+  encrypted?: true;
 }
 
 const statuses = ['', 'running', 'idle', 'waiting_for_user', 'completed', 'stopped', 'failed', 'terminated', 'timed_out'];
@@ -67,7 +69,7 @@ export function SessionsPage() {
                     html`<tr data-session=${session.session_id}>
                       <td><a href=${`#/session/${encodeURIComponent(session.session_id)}`}>${session.title}</a></td>
                       <td><span class=${`status status-${session.status}`}>${session.status}</span></td>
-                      <td>${session.owner ?? '—'}</td>
+                      <td>${session.owner ?? (session.encrypted ? '(encrypted)' : '—')}</td>
                       <td><time datetime=${session.last_activity_at}>${new Date(session.last_activity_at).toLocaleString()}</time></td>
                     </tr>`,
                 )}

@@ -20,6 +20,7 @@ import { checkSessionId, resolveSessionId } from './session-id.js';
 import { hostToolNamePattern } from '../shared/host-tools.js';
 import type { SessionWorkflow } from '../shared/workflow-types.js';
 import { listSessions, sessionOwnerMemoKey, type ListSessionsOptions, type SessionSummary } from './session-list.js';
+import { activeTracing } from '../tracing/tracing-state.js';
 
 export interface ArborClientOptions extends SessionHandleOptions {
   /**
@@ -98,12 +99,14 @@ export class ArborClient {
       );
     }
     const sessionId = randomUUID();
-    const title = this.handleOptions.neutralTitles ? neutralTitle : (input.title ?? defaultTitle(input.instruction));
+    const neutral = this.handleOptions.neutralTitles === true || input.neutral_titles === true;
+    const title = neutral ? neutralTitle : (input.title ?? defaultTitle(input.instruction));
     this.identityAttributes ??= namespaceHasIdentityAttributes(this.temporal);
     await this.temporal.workflow.start<SessionWorkflow>(sessionWorkflowType, {
       workflowId: sessionId,
       taskQueue: this.taskQueue,
-      args: [input],
+      // The session hands neutral titles down to its sub-agents.
+      args: [neutral ? { ...input, neutral_titles: true as const } : input],
       staticSummary: title,
       memo: { [sessionOwnerMemoKey]: input.owner ?? defaultOwner },
       ...((await this.identityAttributes) ? { typedSearchAttributes: identityAtStart(sessionId, title) } : {}),
@@ -146,6 +149,10 @@ export class ArborClient {
   async close(): Promise<void> {
     await this.closeMemoryStore();
     await this.temporal.connection.close();
+    // A traced process (OTEL_* set) sends the spans it still holds: a CLI command exits right after.
+    await activeTracing()
+      ?.flush()
+      .catch(() => {});
   }
 
   /** Closes the database connections memories() opened, if any, and leaves the Temporal connection open. */

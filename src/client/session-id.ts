@@ -1,6 +1,7 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { legacySessionWorkflowType, previousSessionWorkflowType, sessionWorkflowType, sessionWorkflowTypeV2 } from '../shared/session.js';
 import { ArborClientError } from './errors.js';
+import { listingClient } from './access/listing-client.js';
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** The start of a UUID: what `resolveSessionId` looks up as a prefix. */
@@ -38,7 +39,8 @@ export function checkSessionId(sessionId: string): string {
 export async function resolveSessionId(client: Client, idOrPrefix: string): Promise<string> {
   const id = checkSessionId(idOrPrefix);
   try {
-    const { type } = await client.workflow.getHandle(id).describe();
+    // Through the listing client: its memo may be encrypted with a key this client lacks, and only the type is read.
+    const { type } = await listingClient(client).workflow.getHandle(id).describe();
     if (sessionWorkflowTypes.includes(type)) return id;
     throw new ArborClientError(`Workflow ${id} is not an Arbor session: its type is ${type}, not ${sessionWorkflowType}.`);
   } catch (error) {
@@ -49,7 +51,7 @@ export async function resolveSessionId(client: Client, idOrPrefix: string): Prom
   const query =
     `WorkflowId STARTS_WITH '${id.toLowerCase()}' AND ` + `WorkflowType IN (${sessionWorkflowTypes.map((type) => `'${type}'`).join(', ')})`;
   try {
-    for await (const execution of client.workflow.list({ query })) {
+    for await (const execution of listingClient(client).workflow.list({ query })) {
       candidates.add(execution.workflowId);
       if (candidates.size > maxCandidates) break;
     }

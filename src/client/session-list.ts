@@ -6,6 +6,8 @@ import { sessionWorkflowTypes } from './session-id.js';
 import { parentSessionIdKey, statusKey, titleKey } from '../shared/search-attributes.js';
 import { textFromAttribute } from '../shared/text-attribute.js';
 import { ownerSchema } from '../shared/tools/memory.js';
+import { isUnreadable } from '../codec/listing-codec.js';
+import { listingClient } from './access/listing-client.js';
 
 /** The memo key naming a session's owner; the SDK sets it when it starts a session (schedules use the same key). */
 export const sessionOwnerMemoKey = 'arbor_owner';
@@ -43,6 +45,11 @@ export interface SessionSummary {
   closed_at: string | null;
   /** When it was last seen doing something visibility records: its close, else its start. */
   last_activity_at: string;
+  /**
+   * Present when the session's memo is encrypted with a key this client does not hold (ARBOR_ENCRYPTION_KEYS): its
+   * owner is then unknown (null), and its title is what visibility shows (the neutral one where titles are neutral).
+   */
+  encrypted?: true;
 }
 
 const listOptionsSchema = z.object({
@@ -74,7 +81,7 @@ export async function listSessions(client: Client, options: ListSessionsOptions 
   const titleNeedle = title?.trim().toLowerCase();
   const found: SessionSummary[] = [];
   try {
-    for await (const execution of client.workflow.list({ query: clauses.join(' AND ') })) {
+    for await (const execution of listingClient(client).workflow.list({ query: clauses.join(' AND ') })) {
       const summary = summarize(execution);
       if (status && summary.status !== status) continue;
       if (owner && summary.owner !== owner) continue;
@@ -114,6 +121,7 @@ function summarize(execution: WorkflowExecutionInfo): SessionSummary {
   // An automation's runs carry the automation's settings, its owner among them.
   const automation = execution.memo?.[automationMemoKey] as { owner?: unknown } | undefined;
   const memoOwner = execution.memo?.[sessionOwnerMemoKey] ?? automation?.owner;
+  const encrypted = Object.values(execution.memo ?? {}).some(isUnreadable);
   const startedAt = execution.startTime.toISOString();
   const closedAt = execution.closeTime?.toISOString() ?? null;
   return {
@@ -124,5 +132,6 @@ function summarize(execution: WorkflowExecutionInfo): SessionSummary {
     started_at: startedAt,
     closed_at: closedAt,
     last_activity_at: closedAt ?? startedAt,
+    ...(encrypted ? { encrypted: true as const } : {}),
   };
 }

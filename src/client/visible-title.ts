@@ -1,7 +1,6 @@
-/** What a session's static summary and ArborTitle search attribute hold when titles are kept out of Temporal's visible fields. */
-export const neutralTitle = 'Arbor session';
+export { neutralTitle } from '../shared/neutral-title.js';
 
-/** ARBOR_NEUTRAL_TITLES=on: root sessions show the neutral title, not theirs, where the namespace's readers see it. */
+/** ARBOR_NEUTRAL_TITLES=on: sessions (their sub-agents too) show the neutral title, not theirs, where the namespace's readers see it. */
 export function neutralTitlesFromEnv(env: NodeJS.ProcessEnv = process.env): boolean {
   return ['on', 'true', '1', 'yes'].includes(env.ARBOR_NEUTRAL_TITLES?.trim().toLowerCase() ?? '');
 }

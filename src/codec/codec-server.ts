@@ -86,11 +86,28 @@ async function handle(request: IncomingMessage, response: ServerResponse, option
   }
   let converted: Payload[];
   try {
-    converted = action === 'encode' ? await options.codec.encode(payloads) : await options.codec.decode(payloads);
+    converted = action === 'encode' ? await options.codec.encode(payloads) : await decodeEach(options.codec, payloads);
   } catch (error) {
     return reply(response, 400, { message: (error as Error).message });
   }
   reply(response, 200, { payloads: converted.map(payloadToJson) });
+}
+
+/**
+ * Each payload decoded on its own, and one the codec cannot decode (a key this server lacks, damaged data) returned
+ * as it came, as Temporal's own codec servers do: one such payload must not hide the rest of a history page.
+ */
+async function decodeEach(codec: PayloadCodec, payloads: Payload[]): Promise<Payload[]> {
+  return Promise.all(
+    payloads.map(async (payload) => {
+      try {
+        const [decoded] = await codec.decode([payload]);
+        return decoded ?? payload;
+      } catch {
+        return payload;
+      }
+    }),
+  );
 }
 
 function authorised(header: string | undefined, token: string): boolean {

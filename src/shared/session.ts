@@ -163,6 +163,12 @@ export const sessionInputSchema = lazy(() =>
       .literal(true)
       .optional()
       .describe('Set by Arbor for a sub-agent whose root has a budget: it asks the root for allowances'),
+    neutral_titles: z
+      .literal(true)
+      .optional()
+      .describe(
+        "Set by the SDK's neutralTitles (ARBOR_NEUTRAL_TITLES): the session's ArborTitle and its sub-agents' summaries and ArborTitle are the neutral title; sub-agents inherit it",
+      ),
     work_mode: workModeSchema()
       .optional()
       .describe(

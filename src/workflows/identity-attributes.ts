@@ -4,6 +4,7 @@ import type { SessionStatus } from '../shared/session.js';
 import { parentSessionIdKey, rootSessionIdKey, statusKey, titleKey } from '../shared/search-attributes.js';
 import type { SessionIdentity } from './session-identity.js';
 import { textAttributeValue } from '../shared/text-attribute.js';
+import { neutralTitle } from '../shared/neutral-title.js';
 
 /** The search attributes that place a session in its tree (root, parent, title) and show its status. */
 export function identityAttributes(
@@ -24,4 +25,9 @@ export function identityAttributes(
  */
 export function startedWithIdentity(): boolean {
   return workflowInfo().typedSearchAttributes.get(rootSessionIdKey) !== undefined;
+}
+
+/** The identity as Temporal's visible fields show it: with the neutral title for a session given `neutral_titles`. */
+export function visibleIdentity<T extends Pick<SessionIdentity, 'title'>>(identity: T, neutralTitles: true | undefined): T {
+  return neutralTitles ? { ...identity, title: neutralTitle } : identity;
 }

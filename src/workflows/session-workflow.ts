@@ -69,7 +69,7 @@ import { runSessionClock } from './session-clock.js';
 import { inboxBatchChars } from './inbox.js';
 import { statusReporter } from './session-status.js';
 import { showCurrentDetails } from './current-details.js';
-import { identityAttributes, startedWithIdentity } from './identity-attributes.js';
+import { identityAttributes, startedWithIdentity, visibleIdentity } from './identity-attributes.js';
 import { defaultTitle } from '../shared/titles.js';
 import { defaultOwner } from '../shared/tools/memory.js';
 import {
@@ -222,6 +222,7 @@ async function runSession(input: SessionInput): Promise<SessionResult> {
     maxChildren: input.max_children ?? defaultMaxChildren,
     historyLimit: input.history_limit,
     subAgentBudget: input.sub_agent_budget,
+    neutralTitles: input.neutral_titles,
   });
   // Registered once SubAgents exists: a sub-agent's report may be the first thing a new run receives.
   setHandler(subAgentFinishedSignal, (report) => {
@@ -269,7 +270,7 @@ async function runSession(input: SessionInput): Promise<SessionResult> {
       state.applyEnvironment(environment);
       withholdAdministratorsTools(state, environment, input);
       if (state.settings.searchAttributes && !startedWithIdentity())
-        upsertSearchAttributes(identityAttributes(state.identity, state.status));
+        upsertSearchAttributes(identityAttributes(visibleIdentity(state.identity, input.neutral_titles), state.status));
       noticeUnservedTools(state, input.tools);
     } else {
       askLaterChangesOnce();

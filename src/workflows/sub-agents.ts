@@ -13,6 +13,7 @@ import {
   type Workflow,
 } from '@temporalio/workflow';
 import { identityAttributes } from './identity-attributes.js';
+import { neutralTitle } from '../shared/neutral-title.js';
 import { hasBuiltInChanges, hasChange } from './session-changes.js';
 import {
   childFinalMessageChars,
@@ -55,6 +56,8 @@ export interface SubAgentLimits {
   historyLimit?: number | undefined;
   /** The tree's `sub_agent_budget`, handed down: each sub-agent's own limits. */
   subAgentBudget?: { max_tokens?: number | undefined; max_cost_usd?: number | undefined } | undefined;
+  /** The session's `neutral_titles`, handed down: sub-agents show the neutral title where Temporal shows it in the clear. */
+  neutralTitles?: boolean | undefined;
 }
 
 /**
@@ -127,7 +130,10 @@ export class SubAgents {
       ...(request.max_turns !== undefined ? { max_tool_rounds: request.max_turns } : {}),
       ...(hasBuiltInChanges() ? { environment: environmentFor(this.state.settings, request.model) } : {}),
       ...this.budgetOfChild(),
+      ...(this.limits.neutralTitles ? { neutral_titles: true as const } : {}),
     };
+    // Only for a session given `neutral_titles`, an input no recorded history holds: no patch needed.
+    const visibleTitle = this.limits.neutralTitles ? neutralTitle : request.title;
     // Newer sub-agents outlive their parent's run, so the parent can continue as new while they work; they tell the
     // parent (by its id, whichever run it is in) when they finish, and a stop cancels them explicitly, leaves first.
     const outlivesRun = hasChange('sub-agents-outlive-continue-as-new');
@@ -139,7 +145,7 @@ export class SubAgents {
       handle = await startChild(workflowInfo().workflowType, {
         workflowId: id,
         args: [input],
-        staticSummary: request.title,
+        staticSummary: visibleTitle,
         // Stopping a session waits for its children to stop first: leaves, then parents.
         cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
         parentClosePolicy: outlivesRun ? ParentClosePolicy.ABANDON : ParentClosePolicy.REQUEST_CANCEL,
@@ -147,7 +153,7 @@ export class SubAgents {
         ...(this.state.settings.searchAttributes
           ? {
               typedSearchAttributes: identityAttributes(
-                { root_session_id: identity.root_session_id, parent_session_id: identity.session_id, title: request.title },
+                { root_session_id: identity.root_session_id, parent_session_id: identity.session_id, title: visibleTitle },
                 'idle',
               ),
             }

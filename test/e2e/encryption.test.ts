@@ -12,6 +12,8 @@ import { startDevServer, type DevServer } from '../../src/temporal/dev-server.js
 import { FakeOpenAI } from '../support/fake-openai.js';
 import { encryptionKeyIdsIn, secretsIn } from '../support/history-texts.js';
 import { runCli } from '../support/processes.js';
+import { listTree } from '../../src/client/access/tree-listing.js';
+import type { SessionSummary } from '../../src/client/session-list.js';
 import { ScriptedModel } from '../support/scripted-model.js';
 import { temporalOk } from '../support/temporal-cli.js';
 
@@ -141,6 +143,32 @@ describe('encrypted payloads (dev server, in-process workers, fake model, Tempor
     expect(secretsIn(await rawHistory(session.id), secrets)).toEqual([]);
   });
 
+  it('gives the sub-agents of a session with neutral titles the neutral summary and ArborTitle, their titles kept in their state', async () => {
+    const client = await ArborClient.fromSettings(withKeys(k1), { neutralTitles: true });
+    const tag = randomUUID().slice(0, 6);
+    const rootInstruction = `The violet heron sends a scout ${tag}.`;
+    const childTitle = `Scout the marsh ${tag}`;
+    const childInstruction = `Scout the marsh ${tag} for herons.`;
+    model
+      .script(
+        rootInstruction,
+        {
+          toolCalls: [{ name: 'subAgent', arguments: JSON.stringify({ title: childTitle, instruction: childInstruction, mode: 'sync' }) }],
+        },
+        { content: `Scouted ${tag}.` },
+      )
+      .script(childInstruction, { content: `Marsh ${tag} is clear.` });
+    const session = await client.startSession({ instruction: rootInstruction, owner });
+    expect((await session.waitUntilIdle({ timeoutMs: 60_000 })).last_message?.content).toBe(`Scouted ${tag}.`);
+    const childId = (await session.snapshot()).children[0]!.sub_session_id;
+    expect((await client.session(childId).snapshot()).title).toBe(childTitle);
+    const described = await client.temporal.workflow.getHandle(childId).describe();
+    expect(described.typedSearchAttributes.get(titleKey)).toBe('Arbor session');
+    expect(await described.staticSummary()).toBe('Arbor session');
+    await client.close();
+    for (const id of [session.id, childId]) expect(secretsIn(await rawHistory(id), [childTitle, tag])).toEqual([]);
+  });
+
   it('shows the decrypted history through the codec server to the Temporal CLI, with the token it asks for', async () => {
     const endpoint = ['--codec-endpoint', codecServer.url];
     const decoded = await temporalOk(
@@ -195,6 +223,64 @@ describe('encrypted payloads (dev server, in-process workers, fake model, Tempor
     await client.close();
     expect(encryptionKeyIdsIn(await rawHistory(encrypted.session.id))).toEqual(['k1', 'k2']);
     expect(encryptionKeyIdsIn(await rawHistory(plain.session.id))).toEqual(['k2']);
+  });
+
+  it('lists encrypted and plain sessions to a client without the key, marking the encrypted ones, in the SDK and arbor list', async () => {
+    const env = { TEMPORAL_ADDRESS: base.address, ARBOR_TASK_QUEUE: base.taskQueue };
+    const [json, table] = await Promise.all([runCli(['list', '--json'], env), runCli(['list'], env)]);
+    const keyless = await ArborClient.fromSettings(base);
+    const foreignKey = await ArborClient.fromSettings(withKeys(`k9:${randomBytes(32).toString('base64')}`));
+    const keyed = await ArborClient.fromSettings(withKeys(`${k2},${k1}`));
+    try {
+      const listedBy = async (client: ArborClient) => new Map((await client.listSessions()).map((entry) => [entry.session_id, entry]));
+      for (const listed of [await listedBy(keyless), await listedBy(foreignKey)]) {
+        expect(listed.get(plain.session.id)).toMatchObject({ owner, title: 'Heron' });
+        expect(listed.get(plain.session.id)).not.toHaveProperty('encrypted');
+        expect(listed.get(encrypted.session.id)).toMatchObject({ owner: null, title: 'Heron', encrypted: true });
+      }
+      // The key's holder reads the owner, as before.
+      const byKeyed = await listedBy(keyed);
+      expect(byKeyed.get(encrypted.session.id)).toMatchObject({ owner, title: 'Heron' });
+      expect(byKeyed.get(encrypted.session.id)).not.toHaveProperty('encrypted');
+      // A session named by the start of its id, and a tree walk's listing, find an encrypted session too.
+      expect((await keyless.findSession(encrypted.session.id.slice(0, 13))).id).toBe(encrypted.session.id);
+      expect([...((await listTree(keyless.temporal, encrypted.session.id)) ?? new Map()).keys()]).toEqual([encrypted.session.id]);
+    } finally {
+      await Promise.all([keyless.close(), foreignKey.close(), keyed.close()]);
+    }
+
+    expect(json.code, json.stderr).toBe(0);
+    const cliListed = new Map(
+      (JSON.parse(json.stdout) as { sessions: SessionSummary[] }).sessions.map((entry) => [entry.session_id, entry]),
+    );
+    expect(cliListed.get(plain.session.id)).toMatchObject({ owner });
+    expect(cliListed.get(encrypted.session.id)).toMatchObject({ owner: null, encrypted: true });
+    expect(table.code, table.stderr).toBe(0);
+    expect(table.stdout.split('\n').find((line) => line.startsWith(encrypted.session.id))).toContain('(encrypted)');
+    expect(table.stdout.split('\n').find((line) => line.startsWith(plain.session.id))).toContain(owner);
+  });
+
+  it("encrypts an automation's prompt in its schedule, and a client without the key lists automations past it", async () => {
+    const keyed = await ArborClient.fromSettings(withKeys(`${k2},${k1}`));
+    const keyless = await ArborClient.fromSettings(base);
+    try {
+      const prompt = `Count the violet herons ${randomUUID().slice(0, 6)} at noon.`;
+      const created = await keyed
+        .automations(owner)
+        .create({ title: 'Heron count', prompt, timezone: 'Europe/Berlin', start_local: '2099-01-01T12:00', recurrence: 'daily' });
+      const raw = await temporalOk(
+        ['schedule', 'describe', '--schedule-id', created.automation_id, '--output', 'json'],
+        undefined,
+        base.address,
+      );
+      expect(raw).toContain(created.automation_id);
+      expect(secretsIn(raw, [prompt])).toEqual([]);
+      expect((await keyed.automations(owner).list()).map((automation) => automation.prompt)).toEqual([prompt]);
+      // Its owner is in the encrypted memo: unreadable here, so it is nobody's this client can name.
+      expect(await keyless.automations(owner).list()).toEqual([]);
+    } finally {
+      await Promise.all([keyed.close(), keyless.close()]);
+    }
   });
 
   it('says with arbor doctor whether payloads are encrypted, and refuses a bad key list at startup', async () => {

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { devServerWorkers } from '../support/dev-server-workers.js';
 import { OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.js';
 import { waitUntil } from '../support/wait.js';
+import { runCli } from '../support/processes.js';
 import type { SessionHandle } from '../../src/client/session-handle.js';
 
 const secret = 'the heron counts seventeen violet pebbles';
@@ -37,7 +38,7 @@ afterAll(() => receiver.stop());
 const usage = { prompt_tokens: 1, completion_tokens: 1 };
 
 /** A root session that starts a sub-agent (with a bad tool call beside it), and the sub-agent's answer. */
-function scriptTree(servers: ReturnType<typeof devServerWorkers>, root: string, child: string) {
+function scriptTree(servers: ReturnType<typeof devServerWorkers>, root: string, child: string, laterAnswer: string) {
   servers.model
     .script(
       root,
@@ -50,12 +51,13 @@ function scriptTree(servers: ReturnType<typeof devServerWorkers>, root: string, 
       },
       { content: `Spawned: ${secret}`, usage },
       { content: 'Handled the notice.', usage },
+      { content: laterAnswer, usage },
     )
     .script(child, { content: `Child finished: ${secret}`, usage });
 }
 
-async function runTree(servers: ReturnType<typeof devServerWorkers>, root: string): Promise<SessionHandle> {
-  const session = await servers.client.startSession({ instruction: root });
+async function runTree(servers: ReturnType<typeof devServerWorkers>, root: string, start?: () => Promise<string>): Promise<SessionHandle> {
+  const session = start ? servers.client.session(await start()) : await servers.client.startSession({ instruction: root });
   await waitUntil(async () => {
     const snapshot = await session.snapshot();
     return snapshot.status === 'idle' && snapshot.children.length === 1 && snapshot.children.every((c) => c.status === 'completed');
@@ -103,26 +105,46 @@ describe('a worker with tracing off', () => {
 describe('a worker with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
   const servers = traced;
 
-  it('sends one trace per session tree, with turn, model and tool spans and no prompt text, flushed when it stops', async () => {
+  it('sends one trace per session tree, from the traced CLI that started it, with turn, model, tool and handler spans and no prompt text', async () => {
     const root = `traced root ${Date.now()}: ${secret}`;
     const child = `${root} / child`;
-    scriptTree(servers, root, child);
+    scriptTree(servers, root, child, 'Noted the heron.');
     const worker = await tracedWorker;
-    const session = await runTree(servers, root);
+    // The CLI traces too: its spans are sent as each command closes its client.
+    const cliEnv = { ...servers.cliEnv, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_SERVICE_NAME: 'arbor-traced-cli' };
+    const session = await runTree(servers, root, async () => (await runCli(['start', root], cliEnv)).stdout.trim());
     const childId = (await session.snapshot()).children[0]!.sub_session_id;
+    const sent = await runCli(['send', session.id, 'A note about the heron.', '--wait'], cliEnv);
+    expect(sent.stdout).toContain('Noted the heron.');
     await session.stop();
-    expect(receiver.bodies).toEqual([]);
+    expect(receiver.spans.filter((span) => span.serviceName === 'arbor-traced-worker')).toEqual([]);
     await stopGracefully(worker);
 
     const spans = receiver.spans.filter((span) => span.serviceName === 'arbor-traced-worker');
+    const cliSpans = receiver.spans.filter((span) => span.serviceName === 'arbor-traced-cli');
     const rootRun = spans.find((span) => span.name === 'RunWorkflow:arborSessionV3' && span.attributes.workflowId === session.id);
     expect(rootRun, `received: ${[...new Set(spans.map((span) => span.name))].join(', ')}`).toBeDefined();
-    const tree = spans.filter((span) => span.traceId === rootRun!.traceId);
+    const started = cliSpans.find((span) => span.name === 'StartWorkflow:arborSessionV3');
+    expect(started, `from the CLI: ${cliSpans.map((span) => span.name).join(', ')}`).toBeDefined();
+    const tree = receiver.spans.filter((span) => span.traceId === rootRun!.traceId);
     const byId = new Map(tree.map((span) => [span.spanId, span]));
     expect(byId.size, 'each span is sent once').toBe(tree.length);
-    // One tree: every span but the root session's run has its parent in the same trace.
-    for (const span of tree) if (span !== rootRun) expect(byId.get(span.parentSpanId!), `parent of ${span.name}`).toBeDefined();
-    expect(rootRun!.parentSpanId).toBeUndefined();
+    // One tree under the CLI's start: every other span has its parent in the same trace.
+    expect(started!.parentSpanId).toBeUndefined();
+    expect(rootRun!.parentSpanId).toBe(started!.spanId);
+    for (const span of tree) if (span !== started) expect(byId.get(span.parentSpanId!), `parent of ${span.name}`).toBeDefined();
+
+    // The session's handlers: the sub-agent's report (a signal) in the tree, and the CLI's message (an update) and its
+    // polls (queries) under the CLI's spans of the send.
+    expect(tree.filter((span) => span.name === 'HandleSignal:subAgentFinished').length).toBeGreaterThanOrEqual(1);
+    const parentIn = (span: ReceivedSpan | undefined) =>
+      cliSpans.find((cli) => cli.spanId === span?.parentSpanId && cli.traceId === span.traceId);
+    const update = spans.find((span) => span.name === 'HandleUpdate:sendMessage');
+    expect(parentIn(update)?.name).toBe('StartWorkflowUpdate:sendMessage');
+    const queries = spans.filter((span) => span.name.startsWith('HandleQuery:'));
+    expect(queries.length).toBeGreaterThan(0);
+    for (const query of queries) expect(parentIn(query)?.name).toBe(query.name.replace('HandleQuery:', 'QueryWorkflow:'));
+    expect(spans.some((span) => span.name === 'HandleSignal:streamDeltas')).toBe(false);
 
     const ancestors = (span: ReceivedSpan): string[] => {
       const parent = span.parentSpanId ? byId.get(span.parentSpanId) : undefined;

@@ -48,7 +48,8 @@ export function renderSessionList(sessions: readonly SessionSummary[]): string {
   const rows = sessions.map((session) => [
     session.session_id,
     session.status,
-    session.owner ?? '-',
+    // A memo encrypted with a key this client lacks: the owner is unknown, not absent.
+    session.owner ?? (session.encrypted ? '(encrypted)' : '-'),
     formatTime(session.last_activity_at),
     session.title,
   ]);

@@ -23,6 +23,7 @@ import type { ApprovalPolicy } from '../../shared/approvals.js';
 import type { ProfileName } from '../../shared/tools/profiles/names.js';
 import { scheduleSpecFor } from './schedule-spec.js';
 import { boundedQuery } from './query-failures.js';
+import { listingClient } from './listing-client.js';
 
 /** What a schedule's memo keeps about its automation. */
 interface AutomationMemo {
@@ -204,7 +205,8 @@ export function createAutomations(client: Client, taskQueue: string) {
 
     async list(owner: string): Promise<Automation[]> {
       const ids: string[] = [];
-      for await (const summary of client.schedule.list()) {
+      // Through the listing client: another owner's schedule may have a memo encrypted with a key this client lacks.
+      for await (const summary of listingClient(client).schedule.list()) {
         if (summary.scheduleId.startsWith(automationIdPrefix) && summary.memo?.[ownerKey] === owner) ids.push(summary.scheduleId);
       }
       return Promise.all(ids.map((id) => get(owner, id)));

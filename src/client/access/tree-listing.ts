@@ -1,6 +1,7 @@
 import type { Client } from '@temporalio/client';
 import { parentSessionIdKey, rootSessionIdKey, titleKey } from '../../shared/search-attributes.js';
 import { textFromAttribute } from '../../shared/text-attribute.js';
+import { listingClient } from './listing-client.js';
 
 /** A session of a tree as visibility lists it. */
 export interface ListedSession {
@@ -19,7 +20,9 @@ export interface ListedSession {
 export async function listTree(client: Client, rootId: string): Promise<Map<string, ListedSession> | undefined> {
   const listed = new Map<string, ListedSession>();
   try {
-    for await (const execution of client.workflow.list({ query: `${rootSessionIdKey.name} = '${escapeQueryValue(rootId)}'` })) {
+    for await (const execution of listingClient(client).workflow.list({
+      query: `${rootSessionIdKey.name} = '${escapeQueryValue(rootId)}'`,
+    })) {
       listed.set(execution.workflowId, {
         session_id: execution.workflowId,
         parent_session_id: execution.typedSearchAttributes.get(parentSessionIdKey) ?? null,
