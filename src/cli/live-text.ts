@@ -11,6 +11,9 @@ export interface LiveText {
   stop(): Promise<void>;
 }
 
+/** How long `stop()` lets the readers read what the tree's sessions hold before it stops them. */
+const finishReadingMs = 10_000;
+
 /**
  * Prints what the model writes in a session's tree as it is written, on stdout: the root's text as it comes, a
  * sub-agent's with its title before each line. A retried model call is announced on stderr and its text starts on
@@ -19,6 +22,7 @@ export interface LiveText {
 export function startLiveText(session: SessionHandle, options: { afterTurn: number; write?: (text: string) => void }): LiveText {
   const write = options.write ?? ((text: string) => void process.stdout.write(text));
   const stop = new AbortController();
+  const finish = new AbortController();
   const seen = new Set<string>();
   let owner: string | undefined;
   let atLineStart = true;
@@ -29,7 +33,6 @@ export function startLiveText(session: SessionHandle, options: { afterTurn: numb
     atLineStart = true;
   };
   const show = ({ item, session: from }: TreeStreamItem) => {
-    if (from.depth === 0 && 'turn' in item && item.turn <= options.afterTurn) return;
     if (item.type === 'retry') {
       endLine();
       process.stderr.write(`(${from.depth === 0 ? '' : `[${from.title}] `}the model call is tried again, attempt ${item.attempt})\n`);
@@ -56,7 +59,8 @@ export function startLiveText(session: SessionHandle, options: { afterTurn: numb
   };
   const reading = (async () => {
     try {
-      for await (const treeItem of session.streamTree({ from: 0, signal: stop.signal })) show(treeItem);
+      const items = session.streamTree({ from: 0, afterTurn: options.afterTurn, signal: stop.signal, until: finish.signal });
+      for await (const treeItem of items) show(treeItem);
     } catch {
       // Live text is a courtesy: the answer is printed whole at the end all the same.
     }
@@ -66,8 +70,11 @@ export function startLiveText(session: SessionHandle, options: { afterTurn: numb
     lastRootText: () => (rootRound === undefined ? undefined : rootText),
     endLine,
     async stop() {
-      stop.abort();
+      // What every session of the tree holds is read first (a sub-agent's text may be read after its parent's), for a while.
+      finish.abort();
+      const patience = setTimeout(() => stop.abort(), finishReadingMs);
       await reading;
+      clearTimeout(patience);
     },
   };
 }
