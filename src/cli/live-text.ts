@@ -2,8 +2,12 @@ import type { SessionHandle } from '../client/session-handle.js';
 import type { TreeStreamItem } from '../client/events/tree-stream.js';
 
 export interface LiveText {
-  /** Whether the model's text of this session was shown as it was written. */
-  streamed(sessionId: string): boolean;
+  /**
+   * Whether this text of the session (an assistant message, whole, or cut short with `truncated`) was shown as it was
+   * written: the text of one of its model calls, not just any of its text, so a message of a turn shown otherwise (an
+   * earlier turn's) is still printed.
+   */
+  streamed(sessionId: string, text: string, truncated?: boolean): boolean;
   /** The root's newest streamed text of a round (the answer, when it is the turn's last round). */
   lastRootText(): string | undefined;
   /** Ends a line left open, so what follows starts on its own line. */
@@ -23,7 +27,8 @@ export function startLiveText(session: SessionHandle, options: { afterTurn: numb
   const write = options.write ?? ((text: string) => void process.stdout.write(text));
   const stop = new AbortController();
   const finish = new AbortController();
-  const seen = new Set<string>();
+  /** The text shown of each model call attempt, by session. */
+  const shown = new Map<string, Map<string, string>>();
   let owner: string | undefined;
   let atLineStart = true;
   let rootRound: string | undefined;
@@ -40,7 +45,9 @@ export function startLiveText(session: SessionHandle, options: { afterTurn: numb
       return;
     }
     if (item.type !== 'text_delta') return;
-    seen.add(from.id);
+    const calls = shown.get(from.id) ?? shown.set(from.id, new Map()).get(from.id)!;
+    const call = `${item.turn}/${item.round}/${item.attempt}`;
+    calls.set(call, (calls.get(call) ?? '') + item.text);
     if (owner !== from.id) endLine();
     owner = from.id;
     if (from.depth === 0) {
@@ -66,7 +73,10 @@ export function startLiveText(session: SessionHandle, options: { afterTurn: numb
     }
   })();
   return {
-    streamed: (sessionId) => seen.has(sessionId),
+    streamed: (sessionId, text, truncated) => {
+      const head = truncated ? text.replace(/…$/, '') : text;
+      return [...(shown.get(sessionId)?.values() ?? [])].some((written) => (truncated ? written.startsWith(head) : written === text));
+    },
     lastRootText: () => (rootRound === undefined ? undefined : rootText),
     endLine,
     async stop() {
