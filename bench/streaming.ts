@@ -59,6 +59,10 @@ async function measure() {
   }
 
   const firstDelta: number[] = [];
+  // Where a first delta's time goes, by the server's event times (one clock: one machine): the provider's first chunk
+  // to the recorded streamDeltas signal (the activity's send), to the end of the workflow task that took it, to the
+  // client's yield (long-poll wake, then the stream query and its query task).
+  const legs = { toSignal: [] as number[], toTaskDone: [] as number[], toClient: [] as number[] };
   const perTurn: Record<'streamed' | 'unstreamed', { events: number[]; bytes: number[] }> = {
     streamed: { events: [], bytes: [] },
     unstreamed: { events: [], bytes: [] },
@@ -90,7 +94,16 @@ async function measure() {
         const snapshot = await session.snapshot();
         return snapshot.turn === i + 1 && snapshot.status === 'idle';
       }, 5);
-      if (kind === 'streamed' && i >= warmup) firstDelta.push(firstAt! - lastRequest!.firstChunkAt!);
+      if (kind === 'streamed' && i >= warmup) {
+        const chunkAt = lastRequest!.firstChunkAt!;
+        firstDelta.push(firstAt! - chunkAt);
+        const path = await firstDeltaPath(sessionId, before.events);
+        if (path) {
+          legs.toSignal.push(path.signalAt - chunkAt);
+          legs.toTaskDone.push(path.taskDoneAt - path.signalAt);
+          legs.toClient.push(firstAt! - path.taskDoneAt);
+        }
+      }
       const after = await historySize(sessionId);
       perTurn[kind].events.push(after.events - before.events);
       perTurn[kind].bytes.push(after.bytes - before.bytes);
@@ -98,7 +111,19 @@ async function measure() {
     }
     await env.client.workflow.getHandle(sessionId).terminate();
   }
-  return { floor, firstDelta, perTurn };
+  return { floor, firstDelta, perTurn, legs };
+}
+
+/** The server's times of a turn's first streamDeltas signal and of the end of the workflow task that took it. */
+async function firstDeltaPath(workflowId: string, afterEvents: number) {
+  const events = (await env.client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+  const later = events.filter((event) => Number(event.eventId) > afterEvents);
+  const signal = later.findIndex((event) => event.workflowExecutionSignaledEventAttributes?.signalName === 'streamDeltas');
+  if (signal === -1) return undefined;
+  const taskDone = later.slice(signal).find((event) => event.workflowTaskCompletedEventAttributes);
+  const time = (event: (typeof events)[number] | undefined) =>
+    event?.eventTime ? Number(event.eventTime.seconds) * 1_000 + Math.round((event.eventTime.nanos ?? 0) / 1e6) : NaN;
+  return { signalAt: time(later[signal]), taskDoneAt: time(taskDone) };
 }
 
 async function historySize(workflowId: string) {
@@ -120,6 +145,12 @@ console.table({
   'first delta at the client, Arbor (ms after the provider’s first chunk)': arbor,
   'floor: openai client in process': floor,
 });
+const legs = {
+  'provider first chunk -> streamDeltas signal recorded': percentiles(measured.legs.toSignal),
+  'signal recorded -> its workflow task completed': percentiles(measured.legs.toTaskDone),
+  'workflow task completed -> client yields the delta': percentiles(measured.legs.toClient),
+};
+console.table(legs);
 console.log(
   `S1 time to first delta minus the provider's: p50 ${arbor.p50} ms, p95 ${arbor.p95} ms (goal at most 50 ms p50: ${verdict(arbor.p50 <= 50)})`,
 );
@@ -138,6 +169,7 @@ const file = await writeResults('streaming', {
   chunk_delay_ms: chunkDelayMs,
   batch_interval_ms: streamBatchIntervalMs,
   first_delta_after_provider_first_chunk_ms: { arbor, floor },
+  first_delta_legs_ms: legs,
   per_turn: turns,
 });
 console.log(`written ${file}`);

@@ -11,10 +11,15 @@ export interface ModelPrice {
 /** Model name -> price. A name matches itself and its dated snapshots (`gpt-4o` prices `gpt-4o-2024-08-06`). */
 export type PriceTable = Record<string, ModelPrice>;
 
-/** When `defaultPrices` were taken from OpenAI's published prices (standard tier, per million tokens). */
+/** When `defaultPrices` were first written down from OpenAI's published prices (standard tier, per million tokens). */
 export const defaultPricesTakenOn = '2025-08-15';
+/**
+ * When each price of `defaultPrices` was last checked against OpenAI's model pages and published price lists (all
+ * matched). Newer models are not in the table: users set `ARBOR_PRICES` for what they run.
+ */
+export const defaultPricesCheckedOn = '2026-12-02';
 
-/** OpenAI's published standard-tier prices on `defaultPricesTakenOn`; any other model is priced "unknown". */
+/** OpenAI's published standard-tier prices (see `defaultPricesCheckedOn`); any other model is priced "unknown". */
 export const defaultPrices: PriceTable = {
   'gpt-4o': { input: 2.5, cached_input: 1.25, output: 10 },
   'gpt-4o-mini': { input: 0.15, cached_input: 0.075, output: 0.6 },

@@ -43,7 +43,8 @@ export async function followTurn(session: SessionHandle, output: Output, options
       for await (const treeEvent of events) {
         const { event, session: from } = treeEvent;
         // Text shown as it was written is not shown again as a message.
-        const shownLive = event.type === 'message' && event.role === 'assistant' && live?.streamed(from.id) === true;
+        const shownLive =
+          event.type === 'message' && event.role === 'assistant' && live?.streamed(from.id, event.content, event.truncated) === true;
         const lines = event.type === 'questions_asked' || shownLive ? [] : renderTreeEvent(treeEvent);
         if (from.depth === 0 && event.type === 'message' && event.role === 'assistant') {
           for (const line of heldRootText.splice(0, heldRootText.length, ...lines)) output.progress(line);

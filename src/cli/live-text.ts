@@ -2,14 +2,21 @@ import type { SessionHandle } from '../client/session-handle.js';
 import type { TreeStreamItem } from '../client/events/tree-stream.js';
 
 export interface LiveText {
-  /** Whether the model's text of this session was shown as it was written. */
-  streamed(sessionId: string): boolean;
+  /**
+   * Whether this text of the session (an assistant message, whole, or cut short with `truncated`) was shown as it was
+   * written: the text of one of its model calls, not just any of its text, so a message of a turn shown otherwise (an
+   * earlier turn's) is still printed.
+   */
+  streamed(sessionId: string, text: string, truncated?: boolean): boolean;
   /** The root's newest streamed text of a round (the answer, when it is the turn's last round). */
   lastRootText(): string | undefined;
   /** Ends a line left open, so what follows starts on its own line. */
   endLine(): void;
   stop(): Promise<void>;
 }
+
+/** How long `stop()` lets the readers read what the tree's sessions hold before it stops them. */
+const finishReadingMs = 10_000;
 
 /**
  * Prints what the model writes in a session's tree as it is written, on stdout: the root's text as it comes, a
@@ -19,7 +26,9 @@ export interface LiveText {
 export function startLiveText(session: SessionHandle, options: { afterTurn: number; write?: (text: string) => void }): LiveText {
   const write = options.write ?? ((text: string) => void process.stdout.write(text));
   const stop = new AbortController();
-  const seen = new Set<string>();
+  const finish = new AbortController();
+  /** The text shown of each model call attempt, by session. */
+  const shown = new Map<string, Map<string, string>>();
   let owner: string | undefined;
   let atLineStart = true;
   let rootRound: string | undefined;
@@ -29,7 +38,6 @@ export function startLiveText(session: SessionHandle, options: { afterTurn: numb
     atLineStart = true;
   };
   const show = ({ item, session: from }: TreeStreamItem) => {
-    if (from.depth === 0 && 'turn' in item && item.turn <= options.afterTurn) return;
     if (item.type === 'retry') {
       endLine();
       process.stderr.write(`(${from.depth === 0 ? '' : `[${from.title}] `}the model call is tried again, attempt ${item.attempt})\n`);
@@ -37,7 +45,9 @@ export function startLiveText(session: SessionHandle, options: { afterTurn: numb
       return;
     }
     if (item.type !== 'text_delta') return;
-    seen.add(from.id);
+    const calls = shown.get(from.id) ?? shown.set(from.id, new Map()).get(from.id)!;
+    const call = `${item.turn}/${item.round}/${item.attempt}`;
+    calls.set(call, (calls.get(call) ?? '') + item.text);
     if (owner !== from.id) endLine();
     owner = from.id;
     if (from.depth === 0) {
@@ -56,18 +66,25 @@ export function startLiveText(session: SessionHandle, options: { afterTurn: numb
   };
   const reading = (async () => {
     try {
-      for await (const treeItem of session.streamTree({ from: 0, signal: stop.signal })) show(treeItem);
+      const items = session.streamTree({ from: 0, afterTurn: options.afterTurn, signal: stop.signal, until: finish.signal });
+      for await (const treeItem of items) show(treeItem);
     } catch {
       // Live text is a courtesy: the answer is printed whole at the end all the same.
     }
   })();
   return {
-    streamed: (sessionId) => seen.has(sessionId),
+    streamed: (sessionId, text, truncated) => {
+      const head = truncated ? text.replace(/…$/, '') : text;
+      return [...(shown.get(sessionId)?.values() ?? [])].some((written) => (truncated ? written.startsWith(head) : written === text));
+    },
     lastRootText: () => (rootRound === undefined ? undefined : rootText),
     endLine,
     async stop() {
-      stop.abort();
+      // What every session of the tree holds is read first (a sub-agent's text may be read after its parent's), for a while.
+      finish.abort();
+      const patience = setTimeout(() => stop.abort(), finishReadingMs);
       await reading;
+      clearTimeout(patience);
     },
   };
 }

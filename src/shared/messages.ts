@@ -91,6 +91,8 @@ export const subAgentFinishedSignal = defineSignal<[SubAgentFinished]>('subAgent
 export const treeUsageSignal = defineSignal<[TreeUsageReport]>('treeUsage');
 /** From a root to a session below that asked: how far it may spend, or why not. */
 export const budgetGrantSignal = defineSignal<[BudgetGrant]>('budgetGrant');
+/** From a root given a budget while its sub-agents run, and from each of them to its own: draw from the root from now on. */
+export const drawFromRootSignal = defineSignal('drawFromRoot');
 /** Sets or removes a session's budget limits (a root's are its tree's); answers the budget now and what it counts. */
 export const setBudgetUpdate = defineUpdate<BudgetState, [BudgetChange]>('setBudget');
 

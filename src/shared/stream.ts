@@ -18,6 +18,8 @@ export type StreamItemBody =
   /** A model call is being attempted again: text of this round with a smaller attempt number is void. */
   | ({ type: 'retry' } & StreamOrigin)
   | { type: 'tool_result'; turn: number; tool_call_id: string; name: string; is_error: boolean }
+  /** A sub-agent of this session has started: its own stream holds what it writes (read by the tree stream at once). */
+  | { type: 'sub_agent_started'; turn: number; sub_session_id: string; title: string }
   | { type: 'turn_ended'; turn: number; outcome: 'answered' | 'round_limit' | 'model_failed' | 'budget_spent' };
 
 export type StreamItemType = StreamItemBody['type'];

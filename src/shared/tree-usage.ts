@@ -37,4 +37,6 @@ export interface CarriedUsage {
   allowance?: Allowance;
   next_request_id?: number;
   budget_stop?: string;
+  /** A cron firing was held at the spent budget, and said so. */
+  firings_held?: true;
 }

@@ -112,26 +112,28 @@ export interface UsageSnapshot {
 
 /**
  * Which limit of `budget` `spent` has reached, said for people (and the model reading a sub-agent's result), or null.
- * `whose` names what is counted: "this session's tree", "this sub-agent".
+ * `whose` names what is counted ("this session's tree", "this sub-agent"), and `sessionId` the session whose budget it
+ * is, the one to raise.
  */
-export function budgetSpentMessage(spent: UsageTotals, budget: Budget, whose: string): string | null {
+export function budgetSpentMessage(spent: UsageTotals, budget: Budget, whose: string, sessionId: string): string | null {
   if (budget.max_tokens !== undefined && spent.total_tokens >= budget.max_tokens) {
     return (
       `The token budget is spent: ${whose} has used ${spent.total_tokens.toLocaleString('en-US')} tokens of its ` +
-      `max_tokens ${budget.max_tokens.toLocaleString('en-US')}. No model call was made. ${raiseHint}`
+      `max_tokens ${budget.max_tokens.toLocaleString('en-US')}. No model call was made. ${raiseHint(sessionId)}`
     );
   }
   if (budget.max_cost_usd !== undefined && spent.cost_usd >= budget.max_cost_usd) {
     return (
       `The cost budget is spent: ${whose} has spent ${formatUsd(spent.cost_usd)} of its max_cost_usd ` +
-      `${formatUsd(budget.max_cost_usd)}. No model call was made. ${raiseHint}`
+      `${formatUsd(budget.max_cost_usd)}. No model call was made. ${raiseHint(sessionId)}`
     );
   }
   return null;
 }
 
-const raiseHint =
-  'Raise it (session.setBudget(...) or `arbor budget <root id> --max-tokens N --max-cost-usd X`) and send a message to continue.';
+/** How to raise the budget of session `sessionId` (a root's counts for its tree; a sub-agent's for its own calls). */
+export const raiseHint = (sessionId: string) =>
+  `Raise it (session.setBudget(...) or \`arbor budget ${sessionId} --max-tokens N --max-cost-usd X\`) and send a message to continue.`;
 
 export function formatUsd(usd: number): string {
   return `$${usd < 0.01 && usd > 0 ? usd.toPrecision(3) : usd.toFixed(usd < 100 ? 4 : 2)}`;

@@ -109,7 +109,21 @@ const laterChanges = [
 ] as const;
 type LaterChange = (typeof laterChanges)[number];
 
-export type SessionChange = (typeof arborSessionChanges)[number] | (typeof arborSessionV2Changes)[number] | LaterChange;
+/**
+ * Changes made after `arborSessionV3` began: asked with `patched()` in every type, `arborSessionV3` included, only
+ * where they apply.
+ * - `cron-held-at-spent-budget`: a cron job firing while the session's budget is spent (its last turn was refused, and
+ *   a root's budget is still spent) starts no turn: the first such firing adds one notice saying so, later ones add
+ *   nothing, until the budget is raised or frees up. Before, each firing started a turn that ended at once with the
+ *   budget's notice. Asked only as such a firing comes.
+ * - `tree-budget-reaches-running-sub-agents`: a root given a budget by `setBudget` while its tree had none tells its
+ *   running sub-agents (the `drawFromRoot` signal), which then draw from it and tell their own; before, only
+ *   sub-agents started later drew from it. Asked only in a root that has running sub-agents as that happens.
+ */
+export const changesAfterV3 = ['cron-held-at-spent-budget', 'tree-budget-reaches-running-sub-agents'] as const;
+
+export type SessionChange =
+  (typeof arborSessionChanges)[number] | (typeof arborSessionV2Changes)[number] | LaterChange | (typeof changesAfterV3)[number];
 
 /**
  * The session types in the order they were introduced: 0 `sessionWorkflow`, 1 `arborSession`, 2 `arborSessionV2`,

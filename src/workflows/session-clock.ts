@@ -1,6 +1,7 @@
 import { condition, isCancellation, sleep } from '@temporalio/workflow';
 import type { InboxMessage } from '../shared/session.js';
 import type { SessionState } from './session-state.js';
+import { heldByBudget } from './session-budget.js';
 
 /** Something that fires messages into the session at times it knows: loops and cron jobs. */
 interface TimedSource {
@@ -28,7 +29,7 @@ export async function runSessionClock(state: SessionState): Promise<void> {
       }
       const delay = Math.min(...wakes) - Date.now();
       if (delay > 0 && (await condition(changed, delay))) continue;
-      for (const source of sources) for (const message of source.fireDue()) state.enqueue(message);
+      for (const source of sources) for (const message of source.fireDue()) if (!heldByBudget(state, message)) state.enqueue(message);
       // Should nothing have been due after all, do not spin.
       if (!changed()) await sleep(1_000);
     }

@@ -133,7 +133,7 @@ export class SessionState {
     this.turnStartedAt = carried?.turn_started_at ?? null;
     this.refusedMessages = carried?.refused_messages ?? [];
     this.deferredTools = new DeferredTools(carried?.loaded_tools);
-    this.usage = new UsageLedger(identity.root_session_id === identity.session_id, (event) => this.events.emit(event), carried?.usage);
+    this.usage = new UsageLedger(identity, (event) => this.events.emit(event), carried?.usage);
   }
 
   /** Takes in where the session runs, as the worker (or, for a sub-agent, its parent) described it. */

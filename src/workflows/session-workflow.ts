@@ -33,11 +33,12 @@ import {
   treeQuestionsSignal,
   treeUsageSignal,
   budgetGrantSignal,
+  drawFromRootSignal,
   setBudgetUpdate,
   userMessageSignal,
 } from '../shared/messages.js';
 import { budgetChangeSchema } from '../shared/usage.js';
-import { answerUsageReport, reportFinalUsage } from './tree-budget.js';
+import { answerUsageReport, drawFromRoot, reportFinalUsage, setBudget } from './tree-budget.js';
 import { stopForBudget, takeBudget } from './session-budget.js';
 import { usageAttributesWriter } from './usage-attributes.js';
 import { applyBoardBatch, applyBoardRequest, checkBoardBatch, parseBoardRequest } from './board-requests.js';
@@ -188,7 +189,8 @@ async function runSession(input: SessionInput): Promise<SessionResult> {
   });
   setHandler(treeUsageSignal, (report) => answerUsageReport(state, report));
   setHandler(budgetGrantSignal, (grant) => state.usage.receiveGrant(grant));
-  setHandler(setBudgetUpdate, (change) => (noteArrival(), state.usage.setBudget(change)), {
+  setHandler(drawFromRootSignal, () => drawFromRoot(state));
+  setHandler(setBudgetUpdate, (change) => (noteArrival(), setBudget(state, change)), {
     validator: (change) => void budgetChangeSchema().parse(change),
   });
   setHandler(treeQuestionsSignal, (change) => {
@@ -217,13 +219,17 @@ async function runSession(input: SessionInput): Promise<SessionResult> {
   const chooseTools = () => servedTools(state.settings, state.profile).filter((name) => (input.tools ? input.tools.includes(name) : true));
   const cursor: ModelCursor = { sent: 0 };
   const closesWhenDone = state.identity.parent_session_id !== null || input.ends_when_done === true;
-  const subAgents = new SubAgents(state, {
-    maxDepth: input.max_depth ?? defaultMaxDepth,
-    maxChildren: input.max_children ?? defaultMaxChildren,
-    historyLimit: input.history_limit,
-    subAgentBudget: input.sub_agent_budget,
-    neutralTitles: input.neutral_titles,
-  });
+  const subAgents = new SubAgents(
+    state,
+    {
+      maxDepth: input.max_depth ?? defaultMaxDepth,
+      maxChildren: input.max_children ?? defaultMaxChildren,
+      historyLimit: input.history_limit,
+      subAgentBudget: input.sub_agent_budget,
+      neutralTitles: input.neutral_titles,
+    },
+    (child) => stream.push({ type: 'sub_agent_started', turn: state.turn, ...child }),
+  );
   // Registered once SubAgents exists: a sub-agent's report may be the first thing a new run receives.
   setHandler(subAgentFinishedSignal, (report) => {
     noteArrival();

@@ -73,6 +73,8 @@ export class SubAgents {
   constructor(
     private readonly state: SessionState,
     private readonly limits: SubAgentLimits,
+    /** Told of each sub-agent as it starts (the live stream announces it; memory only, no command). */
+    private readonly onStarted: (child: { sub_session_id: string; title: string }) => void = () => {},
   ) {}
 
   /** Whether the session may start one more sub-agent; refused, with a message for the model, when a limit says no. */
@@ -175,6 +177,7 @@ export class SubAgents {
       ...(request.name !== undefined ? { name: request.name } : {}),
     });
     this.state.events.emit({ type: 'sub_agent_started', sub_session_id: id, title: request.title, mode: request.mode });
+    this.onStarted({ sub_session_id: id, title: request.title });
     const finished = (handle.result() as Promise<SessionResult>).then(
       (result) => {
         this.finish({

@@ -1,6 +1,8 @@
 import { condition, getExternalWorkflowHandle } from '@temporalio/workflow';
-import { budgetGrantSignal, treeUsageSignal } from '../shared/messages.js';
+import { budgetGrantSignal, drawFromRootSignal, treeUsageSignal } from '../shared/messages.js';
+import type { BudgetChange, BudgetState } from '../shared/usage.js';
 import type { SessionState } from './session-state.js';
+import { hasChange } from './session-changes.js';
 
 /** How long a member waits for its root's answer to an allowance request before its turn ends without the call. */
 const grantWaitTimeout = '2 minutes';
@@ -52,5 +54,45 @@ export async function answerUsageReport(state: SessionState, report: Parameters<
     await getExternalWorkflowHandle(report.session_id).signal(budgetGrantSignal, grant);
   } catch {
     // The member has ended meanwhile.
+  }
+}
+
+/**
+ * The `setBudget` update. A root whose tree had no budget, given one while sub-agents run, tells them to draw from it
+ * (they were started without `draws_from_root`): from their next model call they ask it for allowances, reporting
+ * what they spent so far, so the budget counts the whole tree.
+ */
+export function setBudget(state: SessionState, change: BudgetChange): BudgetState {
+  const hadBudget = state.usage.treeHasBudget();
+  const budget = state.usage.setBudget(change);
+  if (state.isRoot() && !hadBudget && state.usage.treeHasBudget())
+    tellRunningSubAgentsToDraw(state, 'tree-budget-reaches-running-sub-agents');
+  return budget;
+}
+
+/**
+ * `drawFromRoot` at a sub-agent: it draws from its root from now on, tells the root what it has spent so far (so the
+ * root's allowances count it before this session next asks), and tells its own running sub-agents to draw too.
+ */
+export function drawFromRoot(state: SessionState): void {
+  if (state.isRoot() || state.usage.drawsFromRoot) return;
+  state.usage.drawsFromRoot = true;
+  tellRunningSubAgentsToDraw(state);
+  if (state.usage.own.calls === 0) return;
+  const report = { session_id: state.identity.session_id, usage: state.usage.own };
+  getExternalWorkflowHandle(state.identity.root_session_id)
+    .signal(treeUsageSignal, report)
+    .catch(() => undefined);
+}
+
+/** Signals each running sub-agent; at a root, only where the change applies (see `tree-budget-reaches-running-sub-agents`). */
+function tellRunningSubAgentsToDraw(state: SessionState, change?: 'tree-budget-reaches-running-sub-agents'): void {
+  const running = state.runningChildren();
+  if (running.length === 0 || (change && !hasChange(change))) return;
+  for (const child of running) {
+    // A sub-agent that has ended meanwhile has nothing more to draw.
+    getExternalWorkflowHandle(child.sub_session_id)
+      .signal(drawFromRootSignal)
+      .catch(() => undefined);
   }
 }

@@ -32,13 +32,19 @@ export class UsageLedger {
   private allowance: Allowance | undefined;
   private nextRequestId: number;
   private grants = new Map<number, BudgetGrant>();
-  budgetStop: string | null;
+  private stop: string | null;
+  /** Whether a cron firing was held since the budget stopped the session (said once, see `heldByBudget`). */
+  private firingsHeld: boolean;
+
+  private readonly isRoot: boolean;
 
   constructor(
-    private readonly isRoot: boolean,
+    /** This session and its root: a root counts its tree, and a budget message names the session to raise. */
+    private readonly identity: { session_id: string; root_session_id: string },
     private readonly emit: (event: SessionEventBody) => void,
     carried?: CarriedUsage,
   ) {
+    this.isRoot = identity.session_id === identity.root_session_id;
     this.own = carried?.own ?? emptyTotals();
     this.members = carried?.members ?? {};
     this.granted = carried?.granted ?? {};
@@ -46,7 +52,25 @@ export class UsageLedger {
     this.drawsFromRoot = carried?.draws_from_root === true;
     this.allowance = carried?.allowance;
     this.nextRequestId = carried?.next_request_id ?? 1;
-    this.budgetStop = carried?.budget_stop ?? null;
+    this.stop = carried?.budget_stop ?? null;
+    this.firingsHeld = carried?.firings_held === true;
+  }
+
+  /** Why the budget refused the last model call, or null once a call was made or the budget was changed. */
+  get budgetStop(): string | null {
+    return this.stop;
+  }
+
+  set budgetStop(reason: string | null) {
+    this.stop = reason;
+    if (reason === null) this.firingsHeld = false;
+  }
+
+  /** A firing is held at the spent budget: true for the first since the budget stopped the session (to say so once). */
+  holdFiring(): boolean {
+    if (this.firingsHeld) return false;
+    this.firingsHeld = true;
+    return true;
   }
 
   /** One call's usage, recorded with the reply that carried it: a `usage` event, and this session's totals. */
@@ -118,7 +142,7 @@ export class UsageLedger {
         (this.budget.max_cost_usd !== undefined && spent.cost_usd + held.cost_usd >= this.budget.max_cost_usd);
       return over ? this.refusal(spent, held) : null;
     }
-    return budgetSpentMessage(this.own, this.budget, 'this sub-agent');
+    return budgetSpentMessage(this.own, this.budget, 'this sub-agent', this.identity.session_id);
   }
 
   /** Members of a budgeted tree: whether the allowance last granted still has room for a call. */
@@ -186,6 +210,7 @@ export class UsageLedger {
         ...(this.allowance ? { allowance: this.allowance } : {}),
         ...(this.nextRequestId > 1 ? { next_request_id: this.nextRequestId } : {}),
         ...(this.budgetStop ? { budget_stop: this.budgetStop } : {}),
+        ...(this.firingsHeld ? { firings_held: true as const } : {}),
       },
     };
   }
@@ -204,7 +229,7 @@ export class UsageLedger {
   }
 
   private refusal(spent: UsageTotals, held: { total_tokens: number; cost_usd: number }): string {
-    const message = budgetSpentMessage(spent, this.budget, "this session's tree");
+    const message = budgetSpentMessage(spent, this.budget, "this session's tree", this.identity.session_id);
     if (message) return message;
     const limits = [
       this.budget.max_tokens !== undefined
@@ -216,7 +241,7 @@ export class UsageLedger {
     ].filter(Boolean);
     return (
       `The tree's budget is spent or held by sub-agents still running (${limits.join('; ')}). No model call was made. ` +
-      'Raise it (session.setBudget(...) or `arbor budget <root id>`), or wait for the sub-agents, and send a message to continue.'
+      `Raise it (session.setBudget(...) or \`arbor budget ${this.identity.session_id}\`), or wait for the sub-agents, and send a message to continue.`
     );
   }
 }

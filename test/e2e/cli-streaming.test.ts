@@ -32,8 +32,8 @@ describe('the CLI printing answers as they are written', () => {
       releaseLast();
       await cli.interrupt();
     }
-    // Each session's text in its own lines, the sub-agent's under its title; the answer is printed once, not again
-    // at the end. (A sub-agent found late is shown late, and may break the root's line.)
+    // Each session's text in its own lines, the sub-agent's under its title (read from the moment its parent's stream
+    // announced it, and read to its end before the command exits); the answer is printed once, not again at the end.
     const lines = cli.stdout().split('\n');
     expect(lines.filter((line) => line.startsWith('[Helper] '))).toEqual(['[Helper] Helper notes', '[Helper] second line']);
     expect(lines.filter((line) => !line.startsWith('[Helper] ')).join(''), JSON.stringify(cli.stdout())).toBe(answer.join(''));

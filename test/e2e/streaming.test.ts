@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { SessionHandle, StreamItem } from '../../src/client.js';
+import type { SessionHandle, StreamItem, TreeStreamItem } from '../../src/client.js';
 import { streamBatchIntervalMs } from '../../src/shared/stream.js';
 import { devServerWorkers } from '../support/dev-server-workers.js';
 
@@ -83,6 +83,42 @@ describe('streamed answers on a worker that streams', () => {
       'Planning first.',
       answer.join(''),
     ]);
+  });
+
+  it('reads a sub-agent from its start as soon as its parent announces it, and ends with `until` once each session is read', async () => {
+    let releaseHelper!: () => void;
+    const helperLast = new Promise<void>((resolve) => (releaseHelper = resolve));
+    fake.reply(
+      { toolCalls: [{ name: 'subAgent', arguments: JSON.stringify({ title: 'Helper', instruction: 'Help out.', mode: 'sync' }) }] },
+      { content: 'Helper one two', chunks: ['Helper ', 'one ', 'two'], chunkDelayMs: 20, beforeLastChunk: helperLast },
+      { content: 'Root done.', chunks: ['Root ', 'done.'] },
+    );
+    const session = await servers.client.startSession({ instruction: 'Delegate, streaming.' });
+    const until = new AbortController();
+    const stop = new AbortController();
+    const timer = setTimeout(() => stop.abort(), 90_000);
+    const seen: TreeStreamItem[] = [];
+    try {
+      for await (const treeItem of session.streamTree({ from: 0, signal: stop.signal, until: until.signal })) {
+        seen.push(treeItem);
+        const { item, session: from } = treeItem;
+        // The helper's text is read while it is still writing: it was followed as it started, not found afterwards.
+        if (from.depth === 1 && item.type === 'text_delta' && item.text.includes('one')) releaseHelper();
+        if (from.depth === 0 && item.type === 'turn_ended') until.abort();
+      }
+    } finally {
+      clearTimeout(timer);
+      releaseHelper();
+    }
+    expect(stop.signal.aborted, 'the stream ended by itself after `until`').toBe(false);
+    const root = seen.filter((entry) => entry.session.depth === 0).map((entry) => entry.item);
+    const helper = seen.filter((entry) => entry.session.depth === 1);
+    const announced = root.find((item) => item.type === 'sub_agent_started');
+    expect(announced).toMatchObject({ type: 'sub_agent_started', turn: 1, title: 'Helper' });
+    expect(helper.every((entry) => entry.session.title === 'Helper' && entry.item.session_id === entry.session.id)).toBe(true);
+    expect(helper[0]?.session.id).toBe(announced?.type === 'sub_agent_started' ? announced.sub_session_id : undefined);
+    expect(textOf(helper.map((entry) => entry.item))).toBe('Helper one two');
+    expect(textOf(root, 1, 2)).toBe('Root done.');
   });
 
   it('resumes from a position after a reconnect with the items after it, none twice', async () => {

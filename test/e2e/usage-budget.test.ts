@@ -176,6 +176,84 @@ describe('usage, cost and budgets', () => {
     expect(after.usage?.budget_stop).toBeNull();
     expect(after.usage?.tree?.total_tokens).toBe(tree.total_tokens + 10);
   });
+  it('reaches sub-agents already running when the budget is set later: they draw from it, and the tree stops at it', async () => {
+    const root = 'Budget set while they run';
+    const parts = ['Running 1', 'Running 2', 'Running 3', 'Running 4'];
+    const call: StepUsage = { prompt_tokens: 40, completion_tokens: 10 };
+    let releaseParts!: () => void;
+    const budgetSet = new Promise<void>((resolve) => (releaseParts = resolve));
+    model.forInstruction(
+      root,
+      withUsage(spawn(...parts), { prompt_tokens: 8, completion_tokens: 2 }),
+      withUsage(text('Going on after the raise.'), { prompt_tokens: 8, completion_tokens: 2 }),
+    );
+    // Each part would make 7 calls of 50 tokens (1,400 for the four, three times the budget of 450); its second call
+    // waits until the budget is set, so all four are running then, started without one.
+    for (const part of parts)
+      model.forInstruction(
+        part,
+        withUsage(todo(`${part} 0`), call),
+        async () => (await budgetSet, withUsage(todo(`${part} 1`), call)),
+        ...Array.from({ length: 5 }, (_, i) => withUsage(todo(`${part} ${i + 2}`), call)),
+        withUsage(text(`${part} done.`), call),
+      );
+
+    const session = await arbor.startSession({ profile: 'all', instruction: root });
+    await waitUntil(() => parts.every((part) => model.requestsFor(part).length === 2), 45_000);
+    const set = await session.setBudget({ max_tokens: 450 });
+    expect(set.budget).toEqual({ max_tokens: 450 });
+    // Told to draw from the root, each part reports what it spent so far: the root counts the whole tree at once.
+    await waitUntil(async () => (await session.snapshot()).usage?.tree?.total_tokens === 10 + parts.length * 50, 30_000);
+    releaseParts();
+    const stopped = await arbor.waitUntilIdle(session);
+
+    const tree = stopped.usage!.tree!;
+    const requests = model.requests.filter((request) => request.instruction === root || parts.includes(request.instruction));
+    expect(tree.calls).toBe(requests.length);
+    expect(tree.total_tokens).toBe(10 + (requests.length - 1) * 50);
+    expect(tree.total_tokens).toBeGreaterThanOrEqual(450);
+    expect(tree.total_tokens).toBeLessThanOrEqual(450 + parts.length * 50);
+    expect(requests.length - 1).toBeLessThan(parts.length * 7);
+    const members = await Promise.all(stopped.children.map((child) => arbor.client.session(child.sub_session_id).snapshot()));
+    expect(members.map((member) => member.usage?.draws_from_root)).toEqual([true, true, true, true]);
+    expect(stopped.usage!.session.total_tokens + members.reduce((sum, member) => sum + member.usage!.session.total_tokens, 0)).toBe(
+      tree.total_tokens,
+    );
+    expect(stopped.usage?.budget_stop).toMatch(
+      /^The token budget is spent: this session's tree has used [\d,]+ tokens of its max_tokens 450\./,
+    );
+
+    await session.setBudget({ max_tokens: 5_000 });
+    await session.send('Go on.');
+    const after = await arbor.waitUntilIdle(session);
+    expect(after.last_message?.content).toBe('Going on after the raise.');
+    expect(after.usage?.tree?.total_tokens).toBe(tree.total_tokens + 10);
+  });
+
+  it('takes a budget from arbor start --max-tokens and --max-cost-usd, and refuses the call past it', async () => {
+    const instruction = 'Start with a budget from the CLI';
+    model.forInstruction(instruction, withUsage(text('Spent 70 tokens.'), { prompt_tokens: 40, completion_tokens: 30 }), text('Never.'));
+    const env = { TEMPORAL_ADDRESS: inject('temporalAddress'), ARBOR_TASK_QUEUE: arbor.taskQueue };
+    const started = await runCli(['start', instruction, '--max-tokens', '60', '--max-cost-usd', '0.25', '--json'], env);
+    expect(started.code, started.stderr).toBe(0);
+    const session = arbor.client.session((JSON.parse(started.stdout) as { session_id: string }).session_id);
+    const first = await arbor.waitUntilIdle(session);
+    expect(first.usage?.budget).toEqual({ max_tokens: 60, max_cost_usd: 0.25 });
+    expect(first.last_message?.content).toBe('Spent 70 tokens.');
+
+    await session.send('Go on.');
+    const refused = await arbor.waitUntilIdle(session);
+    expect(model.requestsFor(instruction)).toHaveLength(1);
+    expect(refused.last_message?.content).toMatch(
+      /^The token budget is spent: this session's tree has used 70 tokens of its max_tokens 60\./,
+    );
+    expect(refused.last_message?.content).toContain(`arbor budget ${session.id} `);
+    // A bad amount is refused by the CLI before any session starts.
+    const bad = await runCli(['start', 'Never started', '--max-cost-usd', 'lots'], env);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toMatch(/--max-cost-usd/);
+  });
+
   it('stops the goal driving a session once the budget is spent, and says why in the snapshot, without another call', async () => {
     const instruction = 'Draft until done';
     const call: StepUsage = { prompt_tokens: 40, completion_tokens: 10 };
@@ -209,6 +287,8 @@ describe('usage, cost and budgets', () => {
     // 50 tokens, then 100 (the second call started below 60), then refused.
     expect(child.usage).toMatchObject({ session: { calls: 2, total_tokens: 100 }, budget: { max_tokens: 60 } });
     expect(child.usage?.budget_stop).toMatch(/^The token budget is spent: this sub-agent has used 100 tokens of its max_tokens 60\./);
+    // It names the sub-agent as the session whose budget to raise, not the root.
+    expect(child.usage?.budget_stop).toContain(`arbor budget ${child.session_id} `);
     expect(done.last_message?.content).toContain('"content":"The token budget is spent: this sub-agent has used 100 tokens');
     expect(done.usage?.tree?.total_tokens).toBe(100);
   });

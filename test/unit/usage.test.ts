@@ -73,7 +73,7 @@ describe("a root's allowances", () => {
   const totals = (total_tokens: number, calls = 1) => ({ ...emptyTotals(), calls, total_tokens, prompt_tokens: total_tokens });
 
   it('hands each member half of what the budget has left less what others hold, and refuses once nothing is left', () => {
-    const root = new UsageLedger(true, () => undefined);
+    const root = new UsageLedger({ session_id: 'root-1', root_session_id: 'root-1' }, () => undefined);
     root.setBudget({ max_tokens: 1_000 });
     expect(root.report({ session_id: 'a', usage: totals(0, 0), request_id: 1 })).toEqual({
       request_id: 1,
@@ -94,11 +94,13 @@ describe("a root's allowances", () => {
     expect(root.ownRefusal()).toBeNull();
     root.report({ session_id: 'a', usage: totals(950), final: true });
     expect(root.ownRefusal()).toMatch(/^The token budget is spent: this session's tree has used 1,050 tokens of its max_tokens 1,000\./);
+    // The message names the session whose budget to raise.
+    expect(root.ownRefusal()).toContain('`arbor budget root-1 --max-tokens N --max-cost-usd X`');
     expect(root.report({ session_id: 'c', usage: totals(0, 0), request_id: 1 })?.refusal).toMatch(/token budget is spent/);
   });
 
   it('counts a report sent twice once, and ignores reports that are not reports', () => {
-    const root = new UsageLedger(true, () => undefined);
+    const root = new UsageLedger({ session_id: 'root-1', root_session_id: 'root-1' }, () => undefined);
     root.report({ session_id: 'a', usage: totals(10) });
     root.report({ session_id: 'a', usage: totals(10) });
     root.report({ session_id: 'b', usage: { calls: 'many' } } as never);

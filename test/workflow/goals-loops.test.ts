@@ -9,6 +9,8 @@ import {
   toolCall,
   toolCalls,
   type ModelRequest,
+  type ModelStep,
+  type StepUsage,
   type TestArbor,
 } from '../../src/testing.js';
 import { waitUntil } from '../support/wait.js';
@@ -175,6 +177,39 @@ describe('goals and loops (the testing kit on the time-skipping server)', () => 
     const transcript = await arbor.transcript(session);
     expect(transcript.filter((entry) => entry.role === 'user' && entry.turn === 2).map((entry) => entry.id)).toHaveLength(2);
     expect(snapshot.last_message?.content).toBe('Handled: 2 firing(s)');
+  });
+
+  it('holds cron firings at a spent budget without a model call, says so once, and fires again once the budget is raised', async () => {
+    const instruction = unique('cron at the budget');
+    const spend = (step: ModelStep): ModelStep => ({ ...step, usage: { prompt_tokens: 50, completion_tokens: 10 } satisfies StepUsage });
+    model.forInstruction(
+      instruction,
+      spend(toolCall('CronCreate', { cron: '*/10 * * * *', prompt: 'Check the queue' })),
+      spend(text('Scheduled.')),
+      text('Checked once more.'),
+      text('Checked again.'),
+    );
+    const session = await arbor.startSession({ profile: 'all', instruction, max_tokens: 100 });
+    await arbor.waitUntilIdle(session);
+
+    // Six firings in the hour, at 120 of 100 tokens: none starts a turn or asks the model.
+    await arbor.fastForward(session, '1 hour');
+    const held = await arbor.waitUntilIdle(session);
+    expect(model.requestsFor(instruction)).toHaveLength(2);
+    expect(held.cron_jobs).toMatchObject([{ firings: 6 }]);
+    expect(held.usage?.budget_stop).toMatch(/^The token budget is spent: this session's tree has used 120 tokens of its max_tokens 100\./);
+    const transcript = await arbor.transcript(session);
+    expect(transcript.filter((entry) => entry.id.startsWith('cron:'))).toEqual([]);
+    const notices = transcript.filter((entry) => entry.role === 'notice').map((entry) => entry.content);
+    expect(notices).toHaveLength(1);
+    expect(notices[0]).toMatch(/^\[Cron [^\]]+\] fired while the budget is spent: no turn was started, and cron firings are held/);
+
+    await session.setBudget({ max_tokens: 1_000 });
+    await arbor.fastForward(session, '20 minutes');
+    expect(model.requestsFor(instruction)).toHaveLength(4);
+    expect((await arbor.waitUntilIdle(session)).usage?.budget_stop).toBeNull();
+    // Its job would go on firing as later tests skip time.
+    await session.stop();
   });
 
   it('fires a cron job at the minutes its expression names, and a one-shot job once', async () => {

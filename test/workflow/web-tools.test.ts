@@ -200,8 +200,10 @@ describe('the web tools in a session (time-skipping server)', () => {
   it('has the small model extract what the prompt asks from a page over 50,000 bytes', async () => {
     const fake = await new FakeOpenAI().start();
     try {
-      fake.reply({ content: 'Extracted: 800 paragraphs about sessions.' });
-      const model = { ...demoModel, baseURL: fake.baseURL, apiKey: 'sk-extract', fetchModel: 'small-model' };
+      fake.reply({ content: 'Extracted: 800 paragraphs about sessions.', usage: { prompt_tokens: 12_000, completion_tokens: 40 } });
+      // Dollars per million tokens: 1 input, 4 output.
+      const prices = { 'small-model': { input: 1, output: 4 } };
+      const model = { ...demoModel, baseURL: fake.baseURL, apiKey: 'sk-extract', fetchModel: 'small-model', prices };
       const bigUrl = new URL('/big', pagesUrl).toString();
       await withWorker(
         env,
@@ -217,6 +219,24 @@ describe('the web tools in a session (time-skipping server)', () => {
           expect(userMessage).toContain('How many paragraphs?');
           expect(userMessage.length).toBeGreaterThan(50_000);
           expect(userMessage).toContain('Paragraph 1999');
+          // The helper model's usage is recorded with the tool's reply, priced, and counted in the session's and tree's totals.
+          const session = new SessionHandle(tool.sessionId, env.client);
+          const snapshot = await session.snapshot();
+          const totals = {
+            calls: 1,
+            prompt_tokens: 12_000,
+            completion_tokens: 40,
+            total_tokens: 12_040,
+            cost_usd: 0.01216,
+            unpriced_calls: 0,
+          };
+          expect(snapshot.usage?.session).toMatchObject(totals);
+          expect(snapshot.usage?.tree).toMatchObject(totals);
+          const usage = [];
+          for await (const event of session.events({ follow: false })) if (event.type === 'usage') usage.push(event);
+          expect(usage).toMatchObject([
+            { source: 'webFetch', model: 'small-model', prompt_tokens: 12_000, completion_tokens: 40, cost_usd: 0.01216 },
+          ]);
         },
         { fetchAllow: parseAllowList('127.0.0.1/32') },
       );

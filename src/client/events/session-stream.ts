@@ -14,6 +14,8 @@ export interface StreamReadOptions {
   /** Keep waiting for new items until the session ends (default true); false returns what is there now. */
   follow?: boolean;
   signal?: AbortSignal;
+  /** Once this aborts, the reader stops waiting for new items: it reads what the session holds now, then ends. */
+  until?: AbortSignal;
   /** Called when items after the position were already dropped from the session's bounded ring. */
   onMissed?: () => void;
 }
@@ -45,13 +47,25 @@ export async function* readSessionStream(client: Client, sessionId: string, opti
         after = item.pos;
       }
       if (read.items.length > 0 && after < read.last_pos) continue;
-      if (options.follow === false || !running) return;
-      if ((await watch!.next(signal)) === 'closed') watch = undefined;
+      if (options.follow === false || !running || options.until?.aborted) return;
+      if ((await waitForChange(watch!, signal, options.until)) === 'closed') watch = undefined;
     }
   } catch (error) {
     if (signal?.aborted) return;
     // A session on a worker from before streaming has no stream: nothing to read.
     if (isMissingQuery(error, streamQuery.name)) return;
+    throw error;
+  }
+}
+
+/** The history's next change, or 'until' as soon as `until` aborts (the reader then reads once more and ends). */
+async function waitForChange(watch: HistoryWatch, signal: AbortSignal | undefined, until: AbortSignal | undefined) {
+  if (!until) return watch.next(signal);
+  const either = signal ? AbortSignal.any([signal, until]) : until;
+  try {
+    return await watch.next(either);
+  } catch (error) {
+    if (until.aborted && !signal?.aborted) return 'until';
     throw error;
   }
 }

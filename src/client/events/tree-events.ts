@@ -4,11 +4,12 @@ import { snapshotQuery } from '../../shared/messages.js';
 import { readSessionEvents } from './session-events.js';
 import { abortableCall } from './abortable-call.js';
 import { boundedQuery } from '../access/query-failures.js';
+import { joinTreeReaders, type MemberReader, type TreeMember } from './tree-join.js';
 
 /** An event of some session in a tree, with which session it came from. */
 export interface TreeEvent {
   event: SessionEvent;
-  session: { id: string; title: string; depth: number };
+  session: TreeMember;
 }
 
 export interface TreeReadOptions {
@@ -27,77 +28,23 @@ export interface TreeReadOptions {
  * event arrives. Sub-agents are found from the snapshot (those already running) and from `sub_agent_started` events.
  * Ends when every session read has ended, or when the signal aborts.
  */
-export async function* readTreeEvents(client: Client, rootId: string, options: TreeReadOptions = {}): AsyncGenerator<TreeEvent> {
-  // Readers stop when the caller aborts or stops iterating.
-  const stop = new AbortController();
-  const onAbort = () => stop.abort();
-  options.signal?.addEventListener('abort', onAbort, { once: true });
-  if (options.signal?.aborted) stop.abort();
-  const signal = stop.signal;
-  const queue: TreeEvent[] = [];
-  const running = new Set<Promise<void>>();
-  const known = new Set<string>();
-  let readers = 0;
-  let wake: (() => void) | undefined;
-  const notify = () => {
-    wake?.();
-    wake = undefined;
-  };
-
-  const follow = (id: string, title: string, depth: number, from: number | 'now') => {
-    if (known.has(id)) return;
-    known.add(id);
-    readers += 1;
-    const session = { id, title, depth };
-    const reader = (async () => {
-      try {
-        const snapshot = await abortableCall(client, signal, () =>
-          boundedQuery(client, id, () => client.workflow.getHandle(id).query(snapshotQuery)),
-        );
-        session.title = snapshot.title;
-        const after = from === 'now' ? snapshot.last_event_seq : from;
-        for (const child of snapshot.children)
-          follow(child.sub_session_id, child.title, depth + 1, options.runningSubAgents === 'now' ? 'now' : 0);
-        const events = readSessionEvents(client, id, {
-          after,
-          signal,
-          onMissed: (count) => options.onMissed?.(id, count),
-        });
-        for await (const event of events) {
-          if (event.type === 'sub_agent_started') follow(event.sub_session_id, event.title, depth + 1, 0);
-          queue.push({ event, session });
-          notify();
-        }
-      } catch (error) {
-        if (!signal.aborted) options.onError?.(id, error);
-      } finally {
-        readers -= 1;
-        notify();
-      }
-    })();
-    running.add(reader);
-    void reader.finally(() => running.delete(reader));
-  };
-
-  follow(rootId, rootId, 0, options.after ?? 0);
-  try {
-    for (;;) {
-      while (queue.length > 0) yield queue.shift()!;
-      if (readers === 0 || signal.aborted) return;
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          signal.removeEventListener('abort', done);
-          resolve();
-        };
-        wake = done;
-        signal.addEventListener('abort', done);
-        if (queue.length > 0 || readers === 0 || signal.aborted) done();
-      });
+export function readTreeEvents(client: Client, rootId: string, options: TreeReadOptions = {}): AsyncGenerator<TreeEvent> {
+  const read: MemberReader<TreeEvent, number | 'now'> = async function* (session, from, follow, signal) {
+    const snapshot = await abortableCall(client, signal, () =>
+      boundedQuery(client, session.id, () => client.workflow.getHandle(session.id).query(snapshotQuery)),
+    );
+    session.title = snapshot.title;
+    const below = (id: string, title: string) => ({ id, title, depth: session.depth + 1 });
+    for (const child of snapshot.children) follow(below(child.sub_session_id, child.title), options.runningSubAgents === 'now' ? 'now' : 0);
+    const events = readSessionEvents(client, session.id, {
+      after: from === 'now' ? snapshot.last_event_seq : from,
+      signal,
+      onMissed: (count) => options.onMissed?.(session.id, count),
+    });
+    for await (const event of events) {
+      if (event.type === 'sub_agent_started') follow(below(event.sub_session_id, event.title), 0);
+      yield { event, session };
     }
-  } finally {
-    options.signal?.removeEventListener('abort', onAbort);
-    stop.abort();
-    // Let every reader's calls end before the caller may close the connection under them.
-    await Promise.allSettled([...running]);
-  }
+  };
+  return joinTreeReaders({ id: rootId, title: rootId, depth: 0 }, options.after ?? 0, read, options);
 }

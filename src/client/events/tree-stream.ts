@@ -1,104 +1,72 @@
 import type { Client } from '@temporalio/client';
 import type { StreamItem } from '../../shared/stream.js';
-import { snapshotQuery } from '../../shared/messages.js';
+import { snapshotQuery, streamQuery } from '../../shared/messages.js';
 import { readSessionStream } from './session-stream.js';
-import { readTreeEvents } from './tree-events.js';
 import { abortableCall } from './abortable-call.js';
-import { boundedQuery } from '../access/query-failures.js';
+import { boundedQuery, isMissingQuery } from '../access/query-failures.js';
+import { joinTreeReaders, type MemberReader, type TreeMember } from './tree-join.js';
 
 /** A stream item of some session in a tree, with which session it came from. */
 export interface TreeStreamItem {
   item: StreamItem;
-  session: { id: string; title: string; depth: number };
+  session: TreeMember;
 }
 
 export interface TreeStreamOptions {
   /** The root's items after this position, or 'now' (default); sub-agents started later are read from their start. */
   from?: number | 'now';
   signal?: AbortSignal;
+  /**
+   * Once this aborts, stop waiting for more: every session's reader reads what its session holds now (sub-agents it
+   * announces included), then the stream ends. `signal` stops at once.
+   */
+  until?: AbortSignal;
+  /** Leave out the root's items of this turn and earlier ones, and the sub-agents those turns started (default 0). */
+  afterTurn?: number;
   /** Called when reading one session fails (the rest of the tree goes on). */
   onError?: (sessionId: string, error: unknown) => void;
 }
 
 /**
- * The live stream of a session and of every sub-agent below it, joined as items arrive. Sub-agents are found as the
- * tree's events announce them (`sub_agent_started`), and those running when reading starts are read from now on.
+ * The live stream of a session and of every sub-agent below it, joined as items arrive. A sub-agent is read from its
+ * start as soon as its parent's stream announces it (`sub_agent_started`); those already running when reading starts
+ * (from the snapshot of the root, or of a member read from now on) are read from now on.
  * Ends when the signal aborts or every session read has ended.
  */
-export async function* readTreeStream(client: Client, rootId: string, options: TreeStreamOptions = {}): AsyncGenerator<TreeStreamItem> {
-  const stop = new AbortController();
-  const onAbort = () => stop.abort();
-  options.signal?.addEventListener('abort', onAbort, { once: true });
-  if (options.signal?.aborted) stop.abort();
-  const signal = stop.signal;
-  const queue: TreeStreamItem[] = [];
-  const running = new Set<Promise<void>>();
-  const known = new Set<string>();
-  let readers = 0;
-  let wake: (() => void) | undefined;
-  const notify = () => {
-    wake?.();
-    wake = undefined;
-  };
-  const track = (work: Promise<void>) => {
-    readers += 1;
-    const tracked = work.finally(() => {
-      readers -= 1;
-      running.delete(tracked);
-      notify();
-    });
-    running.add(tracked);
-  };
-  const failed = (id: string) => (error: unknown) => {
-    if (!signal.aborted) options.onError?.(id, error);
-  };
-
-  const follow = (id: string, title: string, depth: number, from: number | 'now') => {
-    if (known.has(id)) return;
-    known.add(id);
-    const session = { id, title, depth };
-    track(
-      (async () => {
-        for await (const item of readSessionStream(client, id, { from, signal })) {
-          queue.push({ item, session });
-          notify();
-        }
-      })().catch(failed(id)),
-    );
-  };
-
-  track(
-    (async () => {
-      const root = await abortableCall(client, signal, () =>
-        boundedQuery(client, rootId, () => client.workflow.getHandle(rootId).query(snapshotQuery)),
-      );
-      follow(rootId, root.title, 0, options.from ?? 'now');
-      for (const child of root.children) follow(child.sub_session_id, child.title, 1, 'now');
-      const events = readTreeEvents(client, rootId, { after: root.last_event_seq, runningSubAgents: 'now', signal });
-      for await (const { event, session } of events) {
-        if (event.type === 'sub_agent_started') follow(event.sub_session_id, event.title, session.depth + 1, 0);
-        else follow(session.id, session.title, session.depth, 'now');
-      }
-    })().catch(failed(rootId)),
-  );
-
-  try {
-    for (;;) {
-      while (queue.length > 0) yield queue.shift()!;
-      if (readers === 0 || signal.aborted) return;
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          signal.removeEventListener('abort', done);
-          resolve();
-        };
-        wake = done;
-        signal.addEventListener('abort', done);
-        if (queue.length > 0 || readers === 0 || signal.aborted) done();
-      });
+export function readTreeStream(client: Client, rootId: string, options: TreeStreamOptions = {}): AsyncGenerator<TreeStreamItem> {
+  const { until, afterTurn = 0 } = options;
+  const earlier = (item: StreamItem, session: TreeMember) => session.depth === 0 && item.turn <= afterTurn;
+  const read: MemberReader<TreeStreamItem, number | 'now'> = async function* (session, from, follow, signal) {
+    const call = <T>(query: () => Promise<T>) => abortableCall(client, signal, () => boundedQuery(client, session.id, query));
+    const handle = client.workflow.getHandle(session.id);
+    const announce = (item: StreamItem) => {
+      if (item.type === 'sub_agent_started') follow({ id: item.sub_session_id, title: item.title, depth: session.depth + 1 }, 0);
+    };
+    let after: number;
+    try {
+      // The position comes before the snapshot, so a sub-agent started between the two is announced in the stream.
+      after = from === 'now' ? (await call(() => handle.query(streamQuery, { after: Number.MAX_SAFE_INTEGER }))).last_pos : from;
+    } catch (error) {
+      // A session on a worker from before streaming has no stream: nothing to read.
+      if (isMissingQuery(error, streamQuery.name)) return;
+      throw error;
     }
-  } finally {
-    options.signal?.removeEventListener('abort', onAbort);
-    stop.abort();
-    await Promise.allSettled([...running]);
-  }
+    const snapshot = from === 'now' || session.depth === 0 ? await call(() => handle.query(snapshotQuery)) : undefined;
+    if (snapshot) session.title = snapshot.title;
+    // What the session holds first: the sub-agents it announces are read from their start, the others from now on.
+    for await (const item of readSessionStream(client, session.id, { from: after, follow: false, signal })) {
+      after = item.pos;
+      if (earlier(item, session)) continue;
+      announce(item);
+      yield { item, session };
+    }
+    for (const child of snapshot?.children ?? [])
+      if (child.status === 'running') follow({ id: child.sub_session_id, title: child.title, depth: session.depth + 1 }, 'now');
+    for await (const item of readSessionStream(client, session.id, { from: after, signal, ...(until ? { until } : {}) })) {
+      if (earlier(item, session)) continue;
+      announce(item);
+      yield { item, session };
+    }
+  };
+  return joinTreeReaders({ id: rootId, title: rootId, depth: 0 }, options.from ?? 'now', read, options);
 }
