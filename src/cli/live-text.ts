@@ -36,6 +36,12 @@ export function startLiveText(session: SessionHandle, options: { afterTurn: numb
       if (from.depth === 0) rootText = '';
       return;
     }
+    if (item.type === 'turn_interrupted') {
+      endLine();
+      process.stderr.write(`(${from.depth === 0 ? '' : `[${from.title}] `}turn ${item.turn} was interrupted)\n`);
+      if (from.depth === 0) rootText = '';
+      return;
+    }
     if (item.type !== 'text_delta') return;
     seen.add(from.id);
     if (owner !== from.id) endLine();

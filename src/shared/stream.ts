@@ -18,7 +18,9 @@ export type StreamItemBody =
   /** A model call is being attempted again: text of this round with a smaller attempt number is void. */
   | ({ type: 'retry' } & StreamOrigin)
   | { type: 'tool_result'; turn: number; tool_call_id: string; name: string; is_error: boolean }
-  | { type: 'turn_ended'; turn: number; outcome: 'answered' | 'round_limit' | 'model_failed' | 'budget_spent' };
+  /** The turn was interrupted: text of its unfinished model call is void (it never reaches the transcript). */
+  | { type: 'turn_interrupted'; turn: number; round: number }
+  | { type: 'turn_ended'; turn: number; outcome: 'answered' | 'round_limit' | 'model_failed' | 'budget_spent' | 'interrupted' };
 
 export type StreamItemType = StreamItemBody['type'];
 

@@ -66,6 +66,8 @@ export class SubAgents {
   private readonly pending = new Map<string, Promise<void>>();
   /** Sub-agents asked for whose child workflows have not started yet: calls in one round start them concurrently. */
   private starting = 0;
+  /** Where child workflows start: outside an interruptible turn's scope (see TurnInterruption), so they outlive an interrupt. */
+  startOutsideTurn: <T>(start: () => Promise<T>) => Promise<T> = (start) => start();
 
   constructor(
     private readonly state: SessionState,
@@ -136,23 +138,25 @@ export class SubAgents {
     try {
       // A sub-agent runs its parent's workflow type (this run's: arborSessionV2 once an older session has continued as
       // new), so a tree started before arborSession replays unchanged.
-      handle = await startChild(workflowInfo().workflowType, {
-        workflowId: id,
-        args: [input],
-        staticSummary: request.title,
-        // Stopping a session waits for its children to stop first: leaves, then parents.
-        cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
-        parentClosePolicy: outlivesRun ? ParentClosePolicy.ABANDON : ParentClosePolicy.REQUEST_CANCEL,
-        // Visible in its tree from its first moment, and the child saves the upsert (and its history event).
-        ...(this.state.settings.searchAttributes
-          ? {
-              typedSearchAttributes: identityAttributes(
-                { root_session_id: identity.root_session_id, parent_session_id: identity.session_id, title: request.title },
-                'idle',
-              ),
-            }
-          : {}),
-      });
+      handle = await this.startOutsideTurn(() =>
+        startChild(workflowInfo().workflowType, {
+          workflowId: id,
+          args: [input],
+          staticSummary: request.title,
+          // Stopping a session waits for its children to stop first: leaves, then parents.
+          cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
+          parentClosePolicy: outlivesRun ? ParentClosePolicy.ABANDON : ParentClosePolicy.REQUEST_CANCEL,
+          // Visible in its tree from its first moment, and the child saves the upsert (and its history event).
+          ...(this.state.settings.searchAttributes
+            ? {
+                typedSearchAttributes: identityAttributes(
+                  { root_session_id: identity.root_session_id, parent_session_id: identity.session_id, title: request.title },
+                  'idle',
+                ),
+              }
+            : {}),
+        }),
+      );
     } finally {
       this.starting -= 1;
     }
