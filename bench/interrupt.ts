@@ -6,7 +6,7 @@
  * bareInterruptWorkflow). Samples alternate Arbor and the floor; each waits for the new turn to end.
  *   npx tsx bench/interrupt.ts [samples] [--sqlite]
  */
-import { Context } from '@temporalio/activity';
+import { CancelledFailure, Context } from '@temporalio/activity';
 import { SessionHandle } from '../src/client/session-handle.js';
 import { sessionWorkflowType } from '../src/shared/session.js';
 import { bareInterruptUpdate, bareMessageUpdate, bareTurnsQuery } from './floor-workflows.js';
@@ -56,6 +56,10 @@ function floorActivities(fake: FakeModel) {
           { signal: context.cancellationSignal },
         );
         return reply.choices[0]?.message.content ?? '';
+      } catch (error) {
+        // As callModel: an aborted request is the cancellation, not a failure to log.
+        if (context.cancellationSignal.aborted) throw new CancelledFailure('the call was cancelled');
+        throw error;
       } finally {
         clearInterval(beat);
       }
