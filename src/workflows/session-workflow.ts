@@ -226,6 +226,7 @@ async function runSession(input: SessionInput): Promise<SessionResult> {
     subAgentBudget: input.sub_agent_budget,
   });
   subAgents.startOutsideTurn = (start) => interruption.outsideTurn(start);
+  subAgents.waitInTurn = (end) => interruption.untilInterrupted(end);
   // Registered once SubAgents exists: a sub-agent's report may be the first thing a new run receives.
   setHandler(subAgentFinishedSignal, (report) => {
     noteArrival();

@@ -68,6 +68,8 @@ export class SubAgents {
   private starting = 0;
   /** Where child workflows start: outside an interruptible turn's scope (see TurnInterruption), so they outlive an interrupt. */
   startOutsideTurn: <T>(start: () => Promise<T>) => Promise<T> = (start) => start();
+  /** How the running turn waits for a child's end: ended by an interrupt in an interruptible session (see TurnInterruption). */
+  waitInTurn: <T>(end: Promise<T>) => Promise<T> = (end) => end;
 
   constructor(
     private readonly state: SessionState,
@@ -199,7 +201,10 @@ export class SubAgents {
         () => undefined,
       ),
     );
-    return { id, finished };
+    const waited = this.waitInTurn(finished);
+    // A sync wait an interrupt ended: the sub-agent goes on, and its end is reported as an async one's is.
+    if (waited !== finished) waited.catch((error: unknown) => isCancellation(error) && this.state.updateChild(id, { mode: 'async' }));
+    return { id, finished: waited };
   }
 
   /**

@@ -48,6 +48,18 @@ export class TurnInterruption {
     return this.enabled ? this.sessionScope.run(start) : start();
   }
 
+  /**
+   * A wait of the running turn on what runs outside its scope (a sync sub-agent's end), ended by an interrupt with
+   * the turn's cancellation. The same promise where there is no turn scope.
+   */
+  untilInterrupted<T>(wait: Promise<T>): Promise<T> {
+    if (!this.scope) return wait;
+    const raced = Promise.race([wait, this.scope.cancelRequested as Promise<never>]);
+    // Handled here as well: a caller that never awaits it (an async sub-agent) leaves no unhandled rejection.
+    raced.catch(() => undefined);
+    return raced;
+  }
+
   /** Whether a turn is running that an interrupt can end now. */
   turnRunning(): boolean {
     return this.scope !== null && this.request === null;

@@ -106,6 +106,36 @@ describe('steering and interrupting a running turn', () => {
     never.open();
   });
 
+  it('ends a turn waiting on a sync sub-agent at an interrupt, and stops the sub-agent when the message asks it to', async () => {
+    const instruction = 'Delegate the count and wait for it.';
+    const never = gate();
+    model
+      .script(instruction, call('subAgent', { title: 'Slow counter', instruction: 'Count slowly.', mode: 'sync' }), {
+        content: 'Forgotten.',
+      })
+      .script('Count slowly.', { content: 'never', after: never.opened });
+    const session = await servers.client.startSession({ instruction });
+    await waitUntil(() => fake.requestsFor('Count slowly.').length === 1, 30_000);
+
+    const messageId = await session.send('Forget the count.', { mode: 'interrupt', stopSubAgents: true });
+    const snapshot = await session.waitUntilIdle({ messageId, timeoutMs: 60_000 });
+    expect(snapshot.last_message?.content).toBe('Forgotten.');
+    await waitUntil(async () => (await session.snapshot()).children[0]?.status === 'stopped', 30_000);
+    await waitUntil(() => fake.requestsFor('Count slowly.')[0]!.abortedAt !== undefined, 10_000);
+
+    const next = fake.requestsFor(instruction)[1]!;
+    expect(next.body.messages.find((message) => message.role === 'tool')?.content).toMatch(/^Interrupted: /);
+    expect(userTexts(next).at(-1)).toBe('Forget the count.');
+    const events: SessionEvent[] = [];
+    for await (const event of session.events({ follow: false })) events.push(event);
+    expect(events.find((event) => event.type === 'turn_interrupted')).toMatchObject({
+      model_call_cancelled: false,
+      tool_calls_cancelled: ['subAgent'],
+      sub_agents_stopped: 1,
+    });
+    never.open();
+  });
+
   it('refuses an interrupt to a session running no turn, and an unknown mode, without failing a workflow task', async () => {
     const instruction = 'Say hello.';
     model.script(instruction, { content: 'Hello.' }, { content: 'Still here.' });
