@@ -363,3 +363,38 @@ export async function bareLoopWorkflow(input: BareLoopInput): Promise<number> {
   }
   return done;
 }
+
+/* ---------- interrupt to the new turn's model call (bench/interrupt.ts) ---------- */
+
+export const bareInterruptUpdate = defineUpdate<number, [string]>('bareInterrupt');
+
+// As Arbor's callModel: it heartbeats, so a cancellation reaches it, and it aborts its request then.
+const { bareCancellableModelCall } = proxyActivities<{ bareCancellableModelCall(text: string): Promise<string> }>({
+  startToCloseTimeout: '5 minutes',
+  heartbeatTimeout: '15 seconds',
+});
+
+/** A turn per message, each a model call in a cancellation scope; `bareInterrupt` cancels the call and queues its text. */
+export async function bareInterruptWorkflow(): Promise<void> {
+  const inbox: string[] = [];
+  let turns = 0;
+  let running: CancellationScope | undefined;
+  setHandler(bareMessageUpdate, (text) => inbox.push(text));
+  setHandler(bareInterruptUpdate, (text) => {
+    running?.cancel();
+    return inbox.push(text);
+  });
+  setHandler(bareTurnsQuery, () => turns);
+  for (;;) {
+    await condition(() => inbox.length > 0);
+    const scope = new CancellationScope();
+    running = scope;
+    try {
+      await scope.run(() => bareCancellableModelCall(inbox.splice(0).join('\n')));
+    } catch (error) {
+      if (!isCancellation(error)) throw error;
+    }
+    running = undefined;
+    turns += 1;
+  }
+}

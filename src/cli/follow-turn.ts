@@ -21,6 +21,8 @@ export interface FollowOptions {
   stream?: boolean;
   /** The root's turn before the message was sent: text of later turns is shown live (default 0). */
   afterTurn?: number;
+  /** Stops following at once, printing no answer (chat's Esc: the user is about to interrupt the turn). */
+  leave?: AbortSignal;
 }
 
 /**
@@ -31,6 +33,7 @@ export interface FollowOptions {
 export async function followTurn(session: SessionHandle, output: Output, options: FollowOptions): Promise<void> {
   const stop = new AbortController();
   const timer = options.timeoutSeconds ? setTimeout(() => stop.abort(), options.timeoutSeconds * 1000) : undefined;
+  options.leave?.addEventListener('abort', () => stop.abort(), { once: true });
   const questions = new QuestionDesk(session);
   const live = options.stream !== false && !output.json ? startLiveText(session, { afterTurn: options.afterTurn ?? 0 }) : undefined;
   try {
@@ -77,6 +80,10 @@ export async function followTurn(session: SessionHandle, output: Output, options
   } finally {
     clearTimeout(timer);
     await live?.stop();
+  }
+  if (options.leave?.aborted) {
+    live?.endLine();
+    return;
   }
   if (stop.signal.aborted)
     throw new ArborClientError(

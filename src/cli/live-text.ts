@@ -44,6 +44,12 @@ export function startLiveText(session: SessionHandle, options: { afterTurn: numb
       if (from.depth === 0) rootText = '';
       return;
     }
+    if (item.type === 'turn_interrupted') {
+      endLine();
+      process.stderr.write(`(${from.depth === 0 ? '' : `[${from.title}] `}turn ${item.turn} was interrupted)\n`);
+      if (from.depth === 0) rootText = '';
+      return;
+    }
     if (item.type !== 'text_delta') return;
     const calls = shown.get(from.id) ?? shown.set(from.id, new Map()).get(from.id)!;
     const call = `${item.turn}/${item.round}/${item.attempt}`;

@@ -66,6 +66,8 @@ export function renderTreeEvent({ event, session }: TreeEvent, options: { showUs
       return event.to === 'running' || event.to === 'idle' ? [] : [line(`  · ${event.to}`)];
     case 'notice':
       return [line(`  · ${event.content}`)];
+    case 'turn_interrupted':
+      return [line(`  ⏹ turn ${event.turn} interrupted${interruptedWhat(event)}`)];
     case 'error':
       return [line(`  ! ${event.content}`)];
     case 'usage':
@@ -84,6 +86,15 @@ export function howToAnswer(set: QuestionSet, rootId: string): string {
     ),
     `Answer with: ${answerCommand(set, rootId)}`,
   ].join('\n');
+}
+
+function interruptedWhat(event: Extract<TreeEvent['event'], { type: 'turn_interrupted' }>): string {
+  const parts = [
+    ...(event.model_call_cancelled ? ['the model call'] : []),
+    ...(event.tool_calls_cancelled.length > 0 ? [`tool call(s) ${event.tool_calls_cancelled.join(', ')}`] : []),
+    ...(event.sub_agents_stopped > 0 ? [`${event.sub_agents_stopped} sub-agent(s)`] : []),
+  ];
+  return parts.length > 0 ? `: cancelled ${parts.join(', ')}` : '';
 }
 
 function abbreviate(text: string, max: number): string {

@@ -80,7 +80,8 @@ export class ArborClient {
     const parsed = sessionInputSchema().safeParse(options);
     if (!parsed.success) throw new ArborClientError(`Invalid session options: ${z.prettifyError(parsed.error)}`);
     // The profile is always named, so the session never has to choose one (see the workflow's sessionProfile).
-    const input = { ...parsed.data, profile: parsed.data.profile ?? defaultProfile };
+    // Interruptible unless told otherwise: a turn runs in a cancellation scope an interrupt message can cancel.
+    const input = { ...parsed.data, profile: parsed.data.profile ?? defaultProfile, interruptible: parsed.data.interruptible ?? true };
     if (!input.instruction?.trim()) throw new ArborClientError('A session needs an instruction: say what the agent should do.');
     // A name that cannot be a tool is refused here; a host tool's name is checked by the session against its catalogue
     // (which only the worker knows), and one no worker serves is a notice in the session's transcript.

@@ -49,6 +49,7 @@ import { answerQuestionSet, pendingQuestionsOf } from './session-questions.js';
 import { readSessionTranscript, readTranscriptPages } from './access/transcript-pages.js';
 import { SendWindows } from './send-windows.js';
 import { utf8Length } from '../shared/utf8.js';
+import type { DeliveryMode } from '../shared/delivery-modes.js';
 
 export { maxUnacknowledgedBytes, maxUnacknowledgedSends } from './send-windows.js';
 
@@ -69,6 +70,19 @@ export interface WaitOptions {
   onEntries?: (entries: TranscriptEntry[]) => void;
   fromEntry?: number;
   pollIntervalMs?: number;
+}
+
+export interface SendOptions {
+  /** The message's dedupe key: sent twice with one id, it is delivered once (default: a new UUID). */
+  id?: string;
+  /**
+   * How it reaches a running turn: `queue` (default) waits for the turn to end; `steer` joins the turn at its next
+   * model call; `interrupt` cancels the turn (its model call, and the tool calls that can be cancelled) and starts a
+   * new turn with the message. An interrupt to a session running no turn is refused with an ArborClientError.
+   */
+  mode?: DeliveryMode;
+  /** With `mode: 'interrupt'`: stop the session's running sub-agents too (default: they keep running). */
+  stopSubAgents?: boolean;
 }
 
 export interface SessionHandleOptions {
@@ -102,8 +116,14 @@ export class SessionHandle {
    * `maxUnacknowledgedBytes` of them, not yet taken in by the session: a flood of sends, or of large messages, is
    * delivered at the pace the session can take it, none lost.
    */
-  async send(content: string, options: { id?: string } = {}): Promise<string> {
-    const parsed = userMessageSchema().safeParse({ content, id: options.id ?? randomUUID() });
+  async send(content: string, options: SendOptions = {}): Promise<string> {
+    const parsed = userMessageSchema().safeParse({
+      content,
+      id: options.id ?? randomUUID(),
+      // Left out at the default, so the message reads as it did to workers from before delivery modes.
+      ...(options.mode !== undefined && options.mode !== 'queue' ? { mode: options.mode } : {}),
+      ...(options.stopSubAgents !== undefined ? { stop_sub_agents: options.stopSubAgents } : {}),
+    });
     if (!parsed.success) throw new ArborClientError(`Invalid message: ${z.prettifyError(parsed.error)}`);
     const message = parsed.data;
     const id = message.id!;

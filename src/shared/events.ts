@@ -49,6 +49,16 @@ export type SessionEventBody =
   | { type: 'task_updated'; task_id: string; subject: string; status: TaskStatus | 'deleted' }
   | { type: 'status_changed'; from: SessionStatus; to: SessionStatus }
   | { type: 'notice'; content: string }
+  /** A message sent with mode `interrupt` ended the running turn: what it cancelled, what it let finish. */
+  | {
+      type: 'turn_interrupted';
+      turn: number;
+      message_id: string;
+      model_call_cancelled: boolean;
+      /** Tool calls of the round that were cancelled (their results read "interrupted"), by name. */
+      tool_calls_cancelled: string[];
+      sub_agents_stopped: number;
+    }
   /** One model call's usage (a webFetch's helper model calls too), with its cost by the worker's price table (null: no price). */
   | {
       type: 'usage';

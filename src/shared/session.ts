@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { lazy } from './lazy.js';
 import type { TodoItem } from './tools/todo.js';
 import { ownerSchema } from './tools/memory.js';
+import { deliveryModeSchema } from './delivery-modes.js';
 import type { QuestionSet } from './tools/ask-user.js';
 import type { SessionEvent } from './events.js';
 import type { BoardTask, TaskStatus } from './tools/task-board.js';
@@ -174,6 +175,12 @@ export const sessionInputSchema = lazy(() =>
       .describe(
         'plan: tools marked destructive do not run, and sub-agents are in Plan mode too, until the executePlan update; execute (default): every tool runs',
       ),
+    interruptible: z
+      .boolean()
+      .optional()
+      .describe(
+        'Whether a message with mode interrupt may cancel a running turn (the SDK sets it true; sessions without it refuse interrupts)',
+      ),
   }),
 );
 export type SessionOptions = z.infer<ReturnType<typeof sessionInputSchema>>;
@@ -245,6 +252,8 @@ export interface InboxMessage {
   id: string;
   content: string;
   source: MessageSource;
+  /** Sent with mode `steer`: a running turn takes it at its next model call. */
+  steer?: true;
 }
 
 /** A queued message as carried across continue-as-new: runs from before `source` was kept carry none. */
@@ -259,6 +268,15 @@ export const userMessageSchema = lazy(() =>
       .optional()
       .describe('Its dedupe key: a message sent twice with one id is delivered once; omitted: one is made'),
     content: z.string().trim().min(1, 'message is empty').max(maxMessageLength).describe('The text (not blank)'),
+    mode: deliveryModeSchema()
+      .optional()
+      .describe(
+        'queue (default): waits for the running turn to end; steer: joins the running turn at its next model call; interrupt: cancels the running turn and starts a new one with it',
+      ),
+    stop_sub_agents: z
+      .boolean()
+      .optional()
+      .describe('With mode interrupt: also stop the sub-agents the session runs (default: they keep running)'),
   }),
 );
 export type UserMessage = z.infer<ReturnType<typeof userMessageSchema>>;

@@ -20,7 +20,9 @@ export type StreamItemBody =
   | { type: 'tool_result'; turn: number; tool_call_id: string; name: string; is_error: boolean }
   /** A sub-agent of this session has started: its own stream holds what it writes (read by the tree stream at once). */
   | { type: 'sub_agent_started'; turn: number; sub_session_id: string; title: string }
-  | { type: 'turn_ended'; turn: number; outcome: 'answered' | 'round_limit' | 'model_failed' | 'budget_spent' };
+  /** The turn was interrupted: text of its unfinished model call is void (it never reaches the transcript). */
+  | { type: 'turn_interrupted'; turn: number; round: number }
+  | { type: 'turn_ended'; turn: number; outcome: 'answered' | 'round_limit' | 'model_failed' | 'budget_spent' | 'interrupted' };
 
 export type StreamItemType = StreamItemBody['type'];
 

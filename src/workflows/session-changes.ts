@@ -30,6 +30,16 @@ import { patched } from '@temporalio/workflow';
  * first usage write: two search-attribute writes in one task, which the status rules here exist to avoid.
  */
 
+/*
+ * Steer and interrupt (issue 30) add no `patched()` either; each path is taken only on data no earlier history holds:
+ * - a steer message (`mode: 'steer'`, a new message field) is taken into the running turn before its next model call;
+ * - a turn runs in a cancellation scope of its own, and a sub-agent's child workflow starts in the session's scope,
+ *   only in a session started with `interruptible: true` (a new input key, which the SDK now sends): the extra scope
+ *   orders the cancellation commands of a stop differently, so sessions without the key keep the scopes they had;
+ * - an interrupt (`mode: 'interrupt'`) cancels that scope, and its turn's end (notice, `turn_interrupted`, sub-agent
+ *   cancels with `stop_sub_agents`) follows from it.
+ */
+
 /** Changes `arborSession` was born with. */
 const arborSessionChanges = [
   'status-running-shown-from-tool-rounds',

@@ -159,7 +159,7 @@ export class SessionState {
     if (state === 'queued' || state === 'handled') return;
     // A message refused before and now sent well is no longer refused.
     if (state === 'refused') this.refusedMessages = this.refusedMessages.filter((refused) => refused.id !== id);
-    this.inbox.push({ id, content: message.content, source: message.source });
+    this.inbox.push({ id, content: message.content, source: message.source, ...(message.steer ? { steer: true as const } : {}) });
     this.touch();
   }
 

@@ -83,6 +83,7 @@ import {
 } from './session-changes.js';
 import type { SessionWorkflow } from '../shared/workflow-types.js';
 import { arrivedInThisTask, noteArrival } from './arrivals.js';
+import { recordInterruption, TurnInterruption } from './turn-interruption.js';
 
 const { prepareSession, describeHostTools } = proxyLocalActivities<Activities>({ startToCloseTimeout: '10 seconds' });
 
@@ -155,14 +156,15 @@ async function runSession(input: SessionInput): Promise<SessionResult> {
   state.workMode = input.work_mode ?? defaultWorkMode;
   state.profile = sessionProfile(input);
   if (!input.carried) takeBudget(state, input);
+  const interruption = new TurnInterruption(input.interruptible === true);
 
   setHandler(userMessageSignal, (message) => {
     noteArrival();
-    receiveMessageSignal(state, message);
+    receiveMessageSignal(state, message, interruption);
   });
   // Returns as soon as the message is queued: the server lets only 10 updates wait on a workflow at once.
-  setHandler(sendMessageUpdate, (message) => (noteArrival(), acceptMessage(state, message)), {
-    validator: (message) => checkMessage(state, message),
+  setHandler(sendMessageUpdate, (message) => (noteArrival(), acceptMessage(state, message, interruption)), {
+    validator: (message) => checkMessage(state, message, interruption),
   });
   setHandler(executePlanUpdate, (request) => (noteArrival(), acceptExecutePlan(state, request)), {
     validator: (request) => checkExecutePlan(state, request),
@@ -230,6 +232,8 @@ async function runSession(input: SessionInput): Promise<SessionResult> {
     },
     (child) => stream.push({ type: 'sub_agent_started', turn: state.turn, ...child }),
   );
+  subAgents.startOutsideTurn = (start) => interruption.outsideTurn(start);
+  subAgents.waitInTurn = (end) => interruption.untilInterrupted(end);
   // Registered once SubAgents exists: a sub-agent's report may be the first thing a new run receives.
   setHandler(subAgentFinishedSignal, (report) => {
     noteArrival();
@@ -298,17 +302,21 @@ async function runSession(input: SessionInput): Promise<SessionResult> {
         state.append({ id: message.id, role: 'user', content: message.content, turn: state.turn });
       }
       stampedAt = undefined;
-      const outcome = await runTurn(state, settings, cursor, {
-        subAgents,
-        reportStatus,
-        toolRoundStarted: status.toolRoundStarted,
-        callProceeds: status.callProceeds,
-        modelCallStarts: status.modelCallStarts,
-        stream,
-      });
+      const outcome = await interruption.run(() =>
+        runTurn(state, settings, cursor, {
+          subAgents,
+          reportStatus,
+          toolRoundStarted: status.toolRoundStarted,
+          callProceeds: status.callProceeds,
+          modelCallStarts: status.modelCallStarts,
+          stream,
+          interruption,
+        }),
+      );
+      if (outcome === 'interrupted') await recordInterruption(state, interruption, stream);
       stream.push({ type: 'turn_ended', turn: state.turn, outcome });
       if (outcome === 'budget_spent') stopForBudget(state);
-      else if (outcome !== 'model_failed') {
+      else if (outcome !== 'model_failed' && outcome !== 'interrupted') {
         // Active goals drive the next turn, unless a message (which always comes first) is already waiting.
         const continuation = state.goals.afterTurn(state.turn);
         if (continuation && state.inbox.length === 0) state.enqueue(continuation);

@@ -69,6 +69,10 @@ export class SubAgents {
   private readonly pending = new Map<string, Promise<void>>();
   /** Sub-agents asked for whose child workflows have not started yet: calls in one round start them concurrently. */
   private starting = 0;
+  /** Where child workflows start: outside an interruptible turn's scope (see TurnInterruption), so they outlive an interrupt. */
+  startOutsideTurn: <T>(start: () => Promise<T>) => Promise<T> = (start) => start();
+  /** How the running turn waits for a child's end: ended by an interrupt in an interruptible session (see TurnInterruption). */
+  waitInTurn: <T>(end: Promise<T>) => Promise<T> = (end) => end;
 
   constructor(
     private readonly state: SessionState,
@@ -144,23 +148,25 @@ export class SubAgents {
     try {
       // A sub-agent runs its parent's workflow type (this run's: arborSessionV2 once an older session has continued as
       // new), so a tree started before arborSession replays unchanged.
-      handle = await startChild(workflowInfo().workflowType, {
-        workflowId: id,
-        args: [input],
-        staticSummary: visibleTitle,
-        // Stopping a session waits for its children to stop first: leaves, then parents.
-        cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
-        parentClosePolicy: outlivesRun ? ParentClosePolicy.ABANDON : ParentClosePolicy.REQUEST_CANCEL,
-        // Visible in its tree from its first moment, and the child saves the upsert (and its history event).
-        ...(this.state.settings.searchAttributes
-          ? {
-              typedSearchAttributes: identityAttributes(
-                { root_session_id: identity.root_session_id, parent_session_id: identity.session_id, title: visibleTitle },
-                'idle',
-              ),
-            }
-          : {}),
-      });
+      handle = await this.startOutsideTurn(() =>
+        startChild(workflowInfo().workflowType, {
+          workflowId: id,
+          args: [input],
+          staticSummary: visibleTitle,
+          // Stopping a session waits for its children to stop first: leaves, then parents.
+          cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
+          parentClosePolicy: outlivesRun ? ParentClosePolicy.ABANDON : ParentClosePolicy.REQUEST_CANCEL,
+          // Visible in its tree from its first moment, and the child saves the upsert (and its history event).
+          ...(this.state.settings.searchAttributes
+            ? {
+                typedSearchAttributes: identityAttributes(
+                  { root_session_id: identity.root_session_id, parent_session_id: identity.session_id, title: visibleTitle },
+                  'idle',
+                ),
+              }
+            : {}),
+        }),
+      );
     } finally {
       this.starting -= 1;
     }
@@ -204,7 +210,10 @@ export class SubAgents {
         () => undefined,
       ),
     );
-    return { id, finished };
+    const waited = this.waitInTurn(finished);
+    // A sync wait an interrupt ended: the sub-agent goes on, and its end is reported as an async one's is.
+    if (waited !== finished) waited.catch((error: unknown) => isCancellation(error) && this.state.updateChild(id, { mode: 'async' }));
+    return { id, finished: waited };
   }
 
   /**

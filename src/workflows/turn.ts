@@ -12,6 +12,8 @@ import type { SubAgents } from './sub-agents.js';
 import type { StreamRing } from './stream-ring.js';
 import type { SessionStatus, ToolCall } from '../shared/session.js';
 import { traceToolCall, traceTurn } from './tracing/workflow-spans.js';
+import { interruptedToolResult, type TurnInterruption } from './turn-interruption.js';
+import { takeSteerMessages } from './steering.js';
 
 const { callModel } = proxyActivities<Activities>({
   startToCloseTimeout: '5 minutes',
@@ -31,7 +33,7 @@ export interface ModelCursor {
   sent: number;
 }
 
-export type TurnOutcome = 'answered' | 'round_limit' | 'model_failed' | 'budget_spent';
+export type TurnOutcome = 'answered' | 'round_limit' | 'model_failed' | 'budget_spent' | 'interrupted';
 
 /** Runs one turn: model call, tool calls, repeated until the model answers without tools or a limit ends it. */
 export interface TurnServices {
@@ -44,6 +46,8 @@ export interface TurnServices {
   modelCallStarts: () => void;
   /** The session's live stream (memory only): tool results join it as each call finishes. */
   stream: StreamRing;
+  /** How an interrupt message ends this turn (see turn-interruption.ts). */
+  interruption: TurnInterruption;
 }
 
 export function runTurn(state: SessionState, settings: TurnSettings, cursor: ModelCursor, services: TurnServices): Promise<TurnOutcome> {
@@ -53,7 +57,14 @@ export function runTurn(state: SessionState, settings: TurnSettings, cursor: Mod
     'arbor.turn': state.turn,
     'arbor.profile': state.profile,
   };
-  return traceTurn(attributes, () => runRounds(state, settings, cursor, services));
+  const { interruption } = services;
+  return traceTurn(attributes, () =>
+    runRounds(state, settings, cursor, services).catch((error: unknown) => {
+      // A wait of the turn outside a model call or tool round (a budget allowance) ended by the interrupt.
+      if (isCancellation(error) && interruption.interrupted()) return 'interrupted' as const;
+      throw error;
+    }),
+  );
 }
 
 async function runRounds(state: SessionState, settings: TurnSettings, cursor: ModelCursor, services: TurnServices): Promise<TurnOutcome> {
@@ -68,12 +79,20 @@ async function runRounds(state: SessionState, settings: TurnSettings, cursor: Mo
       return 'budget_spent';
     }
     state.usage.budgetStop = null;
-    if (round > 1) services.modelCallStarts();
+    if (round > 1) {
+      services.modelCallStarts();
+      takeSteerMessages(state);
+    }
+    services.interruption.round = round;
     try {
       reply = await callModel.executeWithOptions({ summary: `turn ${state.turn} · round ${round} · ${state.settings.model}` }, [
         modelInput(state, settings, cursor, round),
       ]);
     } catch (error) {
+      if (isCancellation(error) && services.interruption.interrupted()) {
+        services.interruption.modelCallCancelled = true;
+        return 'interrupted';
+      }
       if (isCancellation(error)) throw error;
       const message = describeModelFailure(error);
       state.lastError = message;
@@ -81,14 +100,15 @@ async function runRounds(state: SessionState, settings: TurnSettings, cursor: Mo
       return 'model_failed';
     }
     if (reply.usage) state.usage.record(reply.usage, 'model');
-    const toolCalls = reply.tool_calls;
+    // The reply came in the activation the interrupt did: its text is kept, its tool calls are not made.
+    const toolCalls = services.interruption.interrupted() ? [] : reply.tool_calls;
     state.append({
       role: 'assistant',
       content: reply.content ?? '',
       turn: state.turn,
       ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
     });
-    if (toolCalls.length === 0) return 'answered';
+    if (toolCalls.length === 0) return services.interruption.interrupted() ? 'interrupted' : 'answered';
     services.toolRoundStarted(toolCalls);
 
     // Independent calls run concurrently; each result is an event as soon as it is ready, and joins the transcript in call order.
@@ -97,17 +117,19 @@ async function runRounds(state: SessionState, settings: TurnSettings, cursor: Mo
       toolCalls.map((call, index) => {
         const stepKey = `${state.identity.session_id}/turn-${state.turn}/round-${round}/call-${index}`;
         const dispatched = () => dispatchToolCall(call, allowedTools, { state, toolNames: settings.toolNames, stepKey, ...services });
-        return traceToolCall(call, dispatched).then((outcome) => {
-          state.toolFinished(call, outcome);
-          services.stream.push({
-            type: 'tool_result',
-            turn: state.turn,
-            tool_call_id: call.id,
-            name: call.name,
-            is_error: outcome.is_error,
+        return traceToolCall(call, dispatched)
+          .catch((error: unknown) => interruptedOutcome(error, call, services.interruption))
+          .then((outcome) => {
+            state.toolFinished(call, outcome);
+            services.stream.push({
+              type: 'tool_result',
+              turn: state.turn,
+              tool_call_id: call.id,
+              name: call.name,
+              is_error: outcome.is_error,
+            });
+            return outcome;
           });
-          return outcome;
-        });
       }),
     );
     const outcomes = shareRoundBudget(results);
@@ -125,6 +147,7 @@ async function runRounds(state: SessionState, settings: TurnSettings, cursor: Mo
         { emit: false },
       );
     });
+    if (services.interruption.interrupted()) return 'interrupted';
     if (state.endTurnRequested) {
       state.endTurnRequested = false;
       return 'answered';
@@ -136,6 +159,13 @@ async function runRounds(state: SessionState, settings: TurnSettings, cursor: Mo
     turn: state.turn,
   });
   return 'round_limit';
+}
+
+/** A tool call the interrupt cancelled reads so; any other failure is the workflow's, as before. */
+function interruptedOutcome(error: unknown, call: ToolCall, interruption: TurnInterruption): { content: string; is_error: boolean } {
+  if (!isCancellation(error) || !interruption.interrupted()) throw error;
+  interruption.toolCallsCancelled.push(call.name);
+  return { content: interruptedToolResult, is_error: true };
 }
 
 function modelInput(state: SessionState, settings: TurnSettings, cursor: ModelCursor, round: number): CallModelInput {

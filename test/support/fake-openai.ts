@@ -35,6 +35,8 @@ export interface RecordedRequest {
   headers: IncomingMessage['headers'];
   /** When the first chunk of a streamed answer was written (Date.now()). */
   firstChunkAt?: number;
+  /** When the caller closed the connection before the answer was complete (Date.now()). */
+  abortedAt?: number;
   body: {
     model: string;
     stream?: boolean;
@@ -114,6 +116,9 @@ export class FakeOpenAI {
       body: JSON.parse(Buffer.concat(chunks).toString('utf8')),
     };
     this.requests.push(recorded);
+    response.once('close', () => {
+      if (!response.writableFinished) recorded.abortedAt = Date.now();
+    });
     if (recorded.body.stream === true && this.refusesStreaming) {
       response
         .writeHead(400, { 'content-type': 'application/json' })

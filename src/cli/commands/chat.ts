@@ -9,8 +9,10 @@ import { pickSessionToResume } from '../chat-picker.js';
 import { createOutput, type Output } from '../output.js';
 import { connectionSettingsFrom } from '../options.js';
 import { ensureLocalRuntime } from '../local-runtime.js';
-import { followTurn } from '../follow-turn.js';
-import { createLineReader } from '../line-reader.js';
+import { followTurn, type FollowOptions } from '../follow-turn.js';
+import { createLineReader, type LineReader } from '../line-reader.js';
+import { listenForEscape } from '../escape-key.js';
+import { ArborClientError } from '../../client/errors.js';
 import { howToAnswer } from '../render-event.js';
 import { UsageError } from '../usage-error.js';
 import { withClient } from '../with-client.js';
@@ -23,6 +25,7 @@ const helpText = [
   '  /help          this list',
   '  /exit, /quit   leave; the session stays open, and arbor chat <id> continues it',
   '  //text         send a message that begins with "/text"',
+  '  Esc            while a turn runs: interrupt it with a message of yours (an empty line lets it go on)',
 ].join('\n');
 
 export const chatCommand = withSessionFlags(
@@ -67,7 +70,7 @@ export const chatCommand = withSessionFlags(
             if (!session) {
               session = await client.startSession(sessionOptionsFrom(message, flags));
               output.progress(`session ${session.id}`);
-              await followTurn(session, output, { afterEvent: 0, fromEntry: 0, stream: flags.stream });
+              await followInterruptibly(session, output, lines, { afterEvent: 0, fromEntry: 0, stream: flags.stream });
             } else {
               const before = await session.snapshot();
               if (closedStatuses.includes(before.status)) {
@@ -77,7 +80,7 @@ export const chatCommand = withSessionFlags(
                 break;
               }
               const messageId = await session.send(message);
-              await followTurn(session, output, {
+              await followInterruptibly(session, output, lines, {
                 messageId,
                 afterEvent: before.last_event_seq,
                 fromEntry: before.message_count,
@@ -95,6 +98,48 @@ export const chatCommand = withSessionFlags(
       await runtime.stop();
     }
   });
+
+/**
+ * Follows a turn. On a terminal, Esc stops following and asks for the message that interrupts the turn: it is sent
+ * with mode `interrupt` (or queued, when the turn ended meanwhile), and the new turn is followed; an empty line
+ * follows the turn on.
+ */
+async function followInterruptibly(session: SessionHandle, output: Output, lines: LineReader, options: FollowOptions): Promise<void> {
+  let follow = options;
+  for (;;) {
+    const leave = new AbortController();
+    const stopListening = canPrompt() ? listenForEscape(() => leave.abort()) : () => {};
+    try {
+      await followTurn(session, output, { ...follow, leave: leave.signal });
+    } finally {
+      stopListening();
+    }
+    if (!leave.signal.aborted) return;
+    const before = await session.snapshot();
+    // Clears what the terminal may have echoed of the key.
+    if (process.stderr.isTTY) process.stderr.write('\r\x1b[K');
+    output.progress('interrupt: the message the new turn starts with (an empty line lets the turn go on)');
+    const text = (await lines.next('interrupt> '))?.trim();
+    const shownTo = { afterEvent: before.last_event_seq, pendingBefore: before.pending_questions };
+    if (!text) {
+      follow = { ...follow, ...shownTo };
+      continue;
+    }
+    const messageId = await sendInterrupt(session, text);
+    follow = { ...shownTo, messageId, fromEntry: before.message_count, stream: options.stream, afterTurn: before.turn };
+  }
+}
+
+async function sendInterrupt(session: SessionHandle, text: string): Promise<string> {
+  try {
+    return await session.send(text, { mode: 'interrupt' });
+  } catch (error) {
+    // The turn ended while the message was typed: it starts the next turn instead.
+    if (error instanceof ArborClientError && /is not running a turn|was not started interruptible/.test(error.message))
+      return session.send(text);
+    throw error;
+  }
+}
 
 /**
  * Continues a session: refuses one that has ended, says what it is and runs on, then follows a turn under way and
