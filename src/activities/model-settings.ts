@@ -10,6 +10,11 @@ export interface ModelSettings {
   /** The small fast model webFetch uses to apply its prompt; none with the demo model. */
   fetchModel?: string;
   /**
+   * The model that writes conversation summaries (ARBOR_SUMMARY_MODEL; see src/shared/compaction.ts); none: each
+   * session's own model writes its summaries.
+   */
+  summaryModel?: string;
+  /**
    * The models' context windows in tokens, where known: requests are fitted to them before they are sent. For a model
    * without one, a request is fitted only after the provider refuses it as too long (and later ones to what was learned).
    */
@@ -73,6 +78,7 @@ export function modelSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): Mode
     ...modelAliasesFrom(env.ARBOR_MODEL_ALIASES),
     ...(nonEmpty(env.ARBOR_PRICES) ? { prices: pricesFrom(env.ARBOR_PRICES) } : {}),
     ...(env.ARBOR_STREAM?.trim() === '0' || env.ARBOR_STREAM?.trim().toLowerCase() === 'false' ? { stream: false } : {}),
+    ...(nonEmpty(env.ARBOR_SUMMARY_MODEL) ? { summaryModel: nonEmpty(env.ARBOR_SUMMARY_MODEL)! } : {}),
     ...(endpointConfigured ? { fetchModel: nonEmpty(env.ARBOR_FETCH_MODEL) ?? nonEmpty(env.ARBOR_MODEL) ?? fallbackOpenAIModel } : {}),
   };
 }

@@ -109,7 +109,17 @@ const laterChanges = [
 ] as const;
 type LaterChange = (typeof laterChanges)[number];
 
-export type SessionChange = (typeof arborSessionChanges)[number] | (typeof arborSessionV2Changes)[number] | LaterChange;
+/**
+ * Changes made after `arborSessionV3` began: asked with `patched()` in every type, `arborSessionV3` included, only
+ * where they apply (none is built in anywhere).
+ * - `older-entries-summarized`: between turns, after a model call that left messages out to fit the context window,
+ *   and as a run continues as new with more transcript than it carries, the session calls the `summarizeConversation`
+ *   activity and puts a `summary` entry in its transcript (or a notice when the call failed). Asked only then.
+ */
+export const changesAfterV3 = ['older-entries-summarized'] as const;
+
+export type SessionChange =
+  (typeof arborSessionChanges)[number] | (typeof arborSessionV2Changes)[number] | LaterChange | (typeof changesAfterV3)[number];
 
 /**
  * The session types in the order they were introduced: 0 `sessionWorkflow`, 1 `arborSession`, 2 `arborSessionV2`,

@@ -12,6 +12,7 @@ import type { SubAgents } from './sub-agents.js';
 import type { StreamRing } from './stream-ring.js';
 import type { SessionStatus, ToolCall } from '../shared/session.js';
 import { traceToolCall, traceTurn } from './tracing/workflow-spans.js';
+import { withPinnedState } from './pinned-state.js';
 
 const { callModel } = proxyActivities<Activities>({
   startToCloseTimeout: '5 minutes',
@@ -29,6 +30,8 @@ export interface TurnSettings {
 /** How far the model has been shown the transcript in this run: the next model call sends only what follows. */
 export interface ModelCursor {
   sent: number;
+  /** How the latest model call was fitted to the context window, if it was: the cue to summarize (see compaction.ts). */
+  fitted?: ModelReply['context_fitted'];
 }
 
 export type TurnOutcome = 'answered' | 'round_limit' | 'model_failed' | 'budget_spent';
@@ -81,6 +84,7 @@ async function runRounds(state: SessionState, settings: TurnSettings, cursor: Mo
       return 'model_failed';
     }
     if (reply.usage) state.usage.record(reply.usage, 'model');
+    cursor.fitted = reply.context_fitted;
     const toolCalls = reply.tool_calls;
     state.append({
       role: 'assistant',
@@ -156,5 +160,6 @@ function modelInput(state: SessionState, settings: TurnSettings, cursor: ModelCu
     ...(digest !== undefined ? { host_tools_digest: digest } : {}),
     transcript_start: start,
     transcript_delta: state.transcript.entries.slice(start),
+    ...withPinnedState(state),
   };
 }
