@@ -15,6 +15,9 @@ import type { TranscriptCache } from './transcript-cache.js';
 const heartbeatEveryMs = 2_000;
 /** The share of the session model's request budget the entries kept after a summary fill, when no call said its room. */
 const keptShare = 0.4;
+/** The most of the session model's request budget a summary may take, and the most characters with no window known. */
+const summaryShare = 0.2;
+const defaultMaxSummaryChars = 20_000;
 
 /**
  * The `summarizeConversation` activity: the worker's summary model (else the session's) writes a summary of the
@@ -27,6 +30,7 @@ export function createSummarizeConversation(settings: ModelSettings, transcripts
 
   return async function summarizeConversation(input: SummarizeInput): Promise<SummarizeReply> {
     const transcript = await transcripts.resolve(input.session_id, input.run_id, input.transcript_start, input.transcript_delta);
+    if (settings.summaries === false) return { nothing: 'Summaries are turned off on this worker (ARBOR_SUMMARIES=off).' };
     const sessionWindow = contextTokensFor(settings, input.model);
     const keepChars = input.keep_chars ?? (sessionWindow === undefined ? undefined : budgetForContextTokens(sessionWindow) * keptShare);
     const cut = summaryCut(transcript, input.reason, keepChars);
@@ -34,7 +38,15 @@ export function createSummarizeConversation(settings: ModelSettings, transcripts
     const model = settings.summaryModel ?? input.model;
     const summaryWindow = contextTokensFor(settings, model);
     const text = summaryRequestText(cut, summaryWindow === undefined ? undefined : budgetForContextTokens(summaryWindow));
-    const done = (summary: string) => ({ summary, through_entry_id: cut.through.id, entries: cut.entries, model });
+    // A summary longer than its share of the session's window would crowd out the turns it was written to make room for.
+    const maxChars =
+      sessionWindow === undefined ? defaultMaxSummaryChars : Math.floor(budgetForContextTokens(sessionWindow) * summaryShare);
+    const done = (summary: string) => ({
+      summary: bounded(summary, maxChars),
+      through_entry_id: cut.through.id,
+      entries: cut.entries,
+      model,
+    });
     if (model === demoModelName) return done(`(demo model) ${cut.entries} earlier entries, from: ${text.slice(0, 300)}`);
 
     const context = Context.current();
@@ -60,4 +72,10 @@ export function createSummarizeConversation(settings: ModelSettings, transcripts
       clearInterval(heartbeat);
     }
   };
+}
+
+function bounded(summary: string, maxChars: number): string {
+  if (summary.length <= maxChars) return summary;
+  const marker = `\n[… the summary was cut to ${maxChars} characters …]`;
+  return summary.slice(0, Math.max(0, maxChars - marker.length)) + marker;
 }

@@ -83,11 +83,21 @@ export function summaryInEffect(entries: readonly TranscriptEntry[]): { summary:
   return null;
 }
 
-/** The entries the model is shown after the newest summary (all of them with none): summaries themselves are left out. */
+/**
+ * The entries the model is shown besides the newest summary (all of them with none): the run's first entry when it is
+ * a user message (the session's instruction, which no summary replaces), then those after what the summary replaces.
+ * Summaries themselves are left out.
+ */
 export function entriesAfterSummary(entries: readonly TranscriptEntry[]): TranscriptEntry[] {
   const current = summaryInEffect(entries);
-  const after = current ? entries.slice(current.through + 1) : entries;
-  return after.filter((entry) => entry.role !== 'summary');
+  if (!current) return entries.filter((entry) => entry.role !== 'summary');
+  const kept = keptFirstEntries(entries);
+  return [...entries.slice(0, kept), ...entries.slice(Math.max(kept, current.through + 1))].filter((entry) => entry.role !== 'summary');
+}
+
+/** How many entries at the start of a run no summary replaces: its first, when that is a user message (else none). */
+export function keptFirstEntries(entries: readonly TranscriptEntry[]): number {
+  return entries[0]?.role === 'user' ? 1 : 0;
 }
 
 /** Whether the entry is part of what the model reads (user and assistant messages, tool results). */

@@ -1,4 +1,4 @@
-import { isConversationEntry, summaryInEffect, type CompactionReason } from './compaction.js';
+import { isConversationEntry, keptFirstEntries, summaryInEffect, type CompactionReason } from './compaction.js';
 import type { TranscriptEntry } from './session.js';
 
 /** What a summary replaces: the entries from after the earlier summary up to (not including) `keepFrom`. */
@@ -12,7 +12,8 @@ export interface SummaryCut {
 }
 
 /**
- * Where to cut a run's transcript: always at a user message, so that no tool result is kept without its call. Asked by
+ * Where to cut a run's transcript (after its first entry when that is a user message, which stays: see
+ * `entriesAfterSummary`): always at a user message, so that no tool result is kept without its call. Asked by
  * the user, or with no room known, everything before the newest user message is summarized; otherwise the newest turns
  * that fit in `keepChars` characters are kept, and the rest summarized. Null: nothing to summarize.
  */
@@ -22,7 +23,7 @@ export function summaryCut(
   keepChars: number | undefined,
 ): SummaryCut | null {
   const current = summaryInEffect(entries);
-  const start = current ? current.through + 1 : 0;
+  const start = Math.max(keptFirstEntries(entries), current ? current.through + 1 : 0);
   const userAt = (index: number) => entries[index]!.role === 'user';
   let keepFrom = -1;
   for (let index = entries.length - 1; index >= start; index--) {

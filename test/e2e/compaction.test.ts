@@ -83,7 +83,9 @@ describe('compaction of a conversation longer than the context window', () => {
     expect(sent.at(-1)).toBe(`second new message of ${tag}`);
     expect(sent).toContain(`first new message of ${tag}`);
     expect(sent).toContain('answer 299');
-    expect(sent).not.toContain(`question 0 of ${tag}`);
+    // The instruction (here the carried run's first message) stays; what followed it is in the summary.
+    expect(sent[0]).toBe(`question 0 of ${tag}`);
+    expect(sent).not.toContain(`question 1 of ${tag}`);
 
     // Long messages fill the room again: the next summary folds the first in.
     for (let index = 0; index < 8 && summaryRequestsOf(tag).length < 2; index++) {
@@ -151,7 +153,8 @@ describe('compaction of a conversation longer than the context window', () => {
       runId = (await harness.client.temporal.workflow.getHandle(session.id).describe()).runId;
     }
     expect(runId).not.toBe(firstRun);
-    const [summary] = await session.transcript();
+    const [first, summary] = await session.transcript();
+    expect(first).toMatchObject({ role: 'user', content: `question 0 of ${tag}` });
     expect(summary).toMatchObject({
       role: 'summary',
       content: `SUMMARY at continue-as-new of ${tag}`,
@@ -164,7 +167,7 @@ describe('compaction of a conversation longer than the context window', () => {
 });
 
 describe('compaction asked for by the user', () => {
-  it('runs between turns with session.compact() and arbor compact, refuses while a turn runs or with nothing to compact, and arbor show marks the summary', async () => {
+  it('runs between turns with session.compact() and arbor compact, is refused while a turn runs or with nothing to compact, and arbor show marks the summary', async () => {
     const tag = newTag();
     const session = await harness.client.startSession({ instruction: `start ${tag}`, tools: [], system_prompt: 'You are a test agent.' });
     await session.waitUntilIdle({ timeoutMs: 60_000 });
@@ -179,17 +182,18 @@ describe('compaction asked for by the user', () => {
     await session.waitUntilIdle({ messageId: held, timeoutMs: 60_000 });
 
     const receipt = await session.compact();
-    expect(receipt).toMatchObject({ outcome: 'summarized', entries: 4 });
+    expect(receipt).toMatchObject({ outcome: 'summarized', entries: 3 });
     await expect(session.compact()).rejects.toThrow('Nothing to compact: every entry since the last summary belongs to the newest turn.');
     const [summaryRequest] = summaryRequestsOf(tag);
     expect(summaryRequest!.body.messages[1]!.content).toBe(
-      `Conversation to summarize:\n[user] start ${tag}\n[assistant] Noted (${tag}).\n[user] second message of ${tag}\n[assistant] Noted (${tag}).`,
+      `Conversation to summarize:\n[assistant] Noted (${tag}).\n[user] second message of ${tag}\n[assistant] Noted (${tag}).`,
     );
 
     await say(session, `after compacting, ${tag}`);
     const request = modelRequestsOf(tag).at(-1)!;
     expect(systemOf(request)).toContain(`SUMMARY-1 of ${tag}`);
     expect(request.body.messages.slice(1).map((message) => message.content)).toEqual([
+      `start ${tag}`,
       `held message of ${tag}`,
       `Noted (${tag}).`,
       `after compacting, ${tag}`,
@@ -198,12 +202,9 @@ describe('compaction asked for by the user', () => {
     const env = { TEMPORAL_ADDRESS: harness.settings.address, ARBOR_TASK_QUEUE: harness.settings.taskQueue };
     const compacted = await runCli(['compact', session.id], env);
     expect(compacted.stderr).toBe('');
-    expect(compacted.stdout).toMatch(new RegExp(`^${session.id} compacted: 6 earlier entries are replaced by summary entry \\S+\\n$`));
+    expect(compacted.stdout).toMatch(new RegExp(`^${session.id} compacted: 5 earlier entries are replaced by summary entry \\S+\\n$`));
     const shown = await runCli(['show', session.id, '--transcript'], env);
-    expect(shown.stdout).toContain(`[summary of 4 earlier entries, asked for by the user] SUMMARY-1 of ${tag}`);
-    expect(shown.stdout).toContain(`[summary of 6 earlier entries, asked for by the user] SUMMARY-2 of ${tag}`);
-    const again = await runCli(['compact', session.id], env);
-    expect(again.code).not.toBe(0);
-    expect(again.stderr).toContain('Nothing to compact');
+    expect(shown.stdout).toContain(`[summary of 3 earlier entries, asked for by the user] SUMMARY-1 of ${tag}`);
+    expect(shown.stdout).toContain(`[summary of 5 earlier entries, asked for by the user] SUMMARY-2 of ${tag}`);
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { toChatMessages } from '../../src/activities/chat-messages.js';
+import { modelSettingsFromEnv } from '../../src/activities/model-settings.js';
 import { summaryRequestText } from '../../src/activities/summary-request.js';
 import { summaryCut } from '../../src/shared/summary-cut.js';
 import type { TranscriptEntry } from '../../src/shared/session.js';
@@ -19,13 +20,13 @@ function summary(content: string, through: TranscriptEntry, entries: number): Tr
 }
 
 describe('where a summary cuts the transcript', () => {
-  it('summarizes everything before the newest user message when the user asks, and nothing when only that turn is left', () => {
+  it('summarizes everything between the instruction and the newest user message when the user asks, and nothing when only that turn is left', () => {
     const transcript = turns(5);
     const cut = summaryCut(transcript, 'user', undefined)!;
-    expect(cut.summarized.map((item) => item.content)).toEqual(transcript.slice(0, 8).map((item) => item.content));
+    expect(cut.summarized.map((item) => item.content)).toEqual(transcript.slice(1, 8).map((item) => item.content));
     expect(cut.through).toBe(transcript[7]);
-    expect(cut.entries).toBe(8);
-    const summarized = [...transcript, summary('S', transcript[7]!, 8)];
+    expect(cut.entries).toBe(7);
+    const summarized = [...transcript, summary('S', transcript[7]!, 7)];
     expect(summaryCut(summarized, 'user', undefined)).toBeNull();
   });
 
@@ -76,7 +77,7 @@ describe('where a summary cuts the transcript', () => {
 });
 
 describe("the model's view of a summarized transcript", () => {
-  it('puts the newest summary and the pinned state in the system prompt and sends only the entries after what it replaces', () => {
+  it('puts the newest summary and the pinned state in the system prompt and sends the instruction and the entries after what it replaces', () => {
     const transcript = turns(3);
     const first = summary('FIRST', transcript[1]!, 2);
     const second = summary('SECOND', transcript[3]!, 4);
@@ -87,6 +88,7 @@ describe("the model's view of a summarized transcript", () => {
       content: 'sys\n\n## Summary of the earlier conversation\nSECOND\n\n## The session now\n- [pending] Write tests',
     });
     expect(messages.slice(1)).toEqual([
+      { role: 'user', content: 'question 0' },
       { role: 'user', content: 'question 2' },
       { role: 'assistant', content: 'answer 2' },
     ]);
@@ -99,22 +101,32 @@ describe("the model's view of a summarized transcript", () => {
 });
 
 describe('what a continue-as-new carries of a summarized transcript', () => {
-  it('carries the newest summary first and the entries after what it replaces, without the earlier summaries', () => {
+  it('carries the instruction, the newest summary and the entries after what it replaces, without the earlier summaries', () => {
     const transcript = turns(4);
     const first = summary('FIRST', transcript[1]!, 2);
     const second = summary('SECOND', transcript[3]!, 4);
     const all = [...transcript.slice(0, 4), first, ...transcript.slice(4, 6), second, ...transcript.slice(6)];
     let room = -1;
     const carried = withSummaryFirst(all, (rest, summaryBytes) => ((room = summaryBytes), rest));
-    expect(room).toBe('SECOND'.length);
-    expect(carried.map((item) => item.content)).toEqual(['SECOND', 'question 2', 'answer 2', 'question 3', 'answer 3']);
+    expect(room).toBe('question 0'.length + 'SECOND'.length);
+    expect(carried.map((item) => item.content)).toEqual(['question 0', 'SECOND', 'question 2', 'answer 2', 'question 3', 'answer 3']);
     // Read again in the next run, the summary still replaces everything before it.
     expect(toChatMessages('', carried).map((message) => message.content)).toEqual([
       '## Summary of the earlier conversation\nSECOND',
+      'question 0',
       'question 2',
       'answer 2',
       'question 3',
       'answer 3',
     ]);
+  });
+});
+
+describe("the worker's summary settings", () => {
+  it('read the summary model from ARBOR_SUMMARY_MODEL and turn summaries off with ARBOR_SUMMARIES=off', () => {
+    expect(modelSettingsFromEnv({ ARBOR_SUMMARY_MODEL: ' small-model ' })).toMatchObject({ summaryModel: 'small-model' });
+    expect(modelSettingsFromEnv({})).not.toHaveProperty('summaryModel');
+    expect(modelSettingsFromEnv({ ARBOR_SUMMARIES: 'off' }).summaries).toBe(false);
+    expect(modelSettingsFromEnv({ ARBOR_SUMMARIES: 'on' })).not.toHaveProperty('summaries');
   });
 });
