@@ -1,7 +1,7 @@
 import type { CarriedState, TranscriptEntry, TranscriptPage, TranscriptPageRequest } from '../shared/session.js';
 import { utf8Length } from '../shared/utf8.js';
 import type { StateClock } from './state-clock.js';
-import { withSummaryFirst } from './summary-carry.js';
+import { withSummaryKept } from './summary-carry.js';
 
 /** The transcript's part of the carried state. */
 export type CarriedTranscript = Pick<CarriedState, 'transcript' | 'transcript_start' | 'forgotten_message_ids'>;
@@ -88,7 +88,7 @@ export class Transcript {
    */
   carry(room: number): CarriedTranscript {
     const maxBytes = Math.max(minimumCarriedTranscriptBytes, Math.min(carriedTranscriptBytes, room));
-    const transcript = withSummaryFirst(this.entries, (entries, bytes) =>
+    const transcript = withSummaryKept(this.entries, (entries, bytes) =>
       compactTranscript(entries, this.clock.now().toISOString(), maxBytes - bytes),
     );
     const forgotten = this.forgottenMessageIdsAfter(transcript);

@@ -4,7 +4,7 @@ import { modelSettingsFromEnv } from '../../src/activities/model-settings.js';
 import { summaryRequestText } from '../../src/activities/summary-request.js';
 import { summaryCut } from '../../src/shared/summary-cut.js';
 import type { TranscriptEntry } from '../../src/shared/session.js';
-import { withSummaryFirst } from '../../src/workflows/summary-carry.js';
+import { withSummaryKept } from '../../src/workflows/summary-carry.js';
 
 let n = 0;
 function entry(role: TranscriptEntry['role'], content: string, extra: Partial<TranscriptEntry> = {}): TranscriptEntry {
@@ -101,16 +101,16 @@ describe("the model's view of a summarized transcript", () => {
 });
 
 describe('what a continue-as-new carries of a summarized transcript', () => {
-  it('carries the instruction, the newest summary and the entries after what it replaces, without the earlier summaries', () => {
+  it('carries the instruction, then the entries after what the newest summary replaces, as a suffix that keeps its positions', () => {
     const transcript = turns(4);
     const first = summary('FIRST', transcript[1]!, 2);
     const second = summary('SECOND', transcript[3]!, 4);
     const all = [...transcript.slice(0, 4), first, ...transcript.slice(4, 6), second, ...transcript.slice(6)];
     let room = -1;
-    const carried = withSummaryFirst(all, (rest, summaryBytes) => ((room = summaryBytes), rest));
-    expect(room).toBe('question 0'.length + 'SECOND'.length);
-    expect(carried.map((item) => item.content)).toEqual(['question 0', 'SECOND', 'question 2', 'answer 2', 'question 3', 'answer 3']);
-    // Read again in the next run, the summary still replaces everything before it.
+    const carried = withSummaryKept(all, (rest, reservedBytes) => ((room = reservedBytes), rest));
+    expect(room).toBe('question 0'.length);
+    expect(carried).toEqual([all[0], ...all.slice(4)]);
+    // Read again in the next run, the newest summary still replaces everything before it.
     expect(toChatMessages('', carried).map((message) => message.content)).toEqual([
       '## Summary of the earlier conversation\nSECOND',
       'question 0',
