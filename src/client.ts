@@ -21,3 +21,5 @@ export type { EventReadOptions } from './client/events/session-events.js';
 export type { StreamReadOptions } from './client/events/session-stream.js';
 export type { TreeStreamItem, TreeStreamOptions } from './client/events/tree-stream.js';
 export type { StreamItem, StreamItemBody, StreamItemType, StreamOrigin } from './shared/stream.js';
+export type { CompactReceipt, CompactionReason, SummaryRange } from './shared/compaction.js';
+export { summaryPrompt } from './shared/compaction.js';

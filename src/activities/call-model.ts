@@ -3,6 +3,7 @@ import { APIError, APIUserAbortError } from 'openai';
 import type OpenAI from 'openai';
 import { demoModelName, modelRequestRejected, type CallModelInput, type ModelReply } from '../shared/model.js';
 import { toChatMessages } from './chat-messages.js';
+import { summaryInEffect } from '../shared/compaction.js';
 import {
   budgetAfterOverflow,
   budgetForContextTokens,
@@ -59,6 +60,8 @@ export function createCallModel(
   async function complete(
     model: string,
     conversation: ChatMessage[],
+    /** The conversation with the session's pinned state in its system prompt, sent instead once anything is left out. */
+    pinnedConversation: ChatMessage[] | undefined,
     tools: ToolSpec[],
     signal: AbortSignal,
     sessionId: string,
@@ -70,14 +73,15 @@ export function createCallModel(
     const configured = contextTokensFor(settings, model);
     let budget = learnedBudgets.get(model) ?? (configured ? budgetForContextTokens(configured) : undefined);
     for (let refits = 0; ; refits++) {
-      const fitted: FittedRequest =
+      let fitted: FittedRequest =
         budget === undefined ? { messages: conversation, leftOut: 0, cutCharacters: 0 } : fitToContext(conversation, budget - toolsSize());
+      if (budget !== undefined && fitted.leftOut > 0 && pinnedConversation) fitted = fitToContext(pinnedConversation, budget - toolsSize());
       try {
         const body = { model, messages: fitted.messages, ...(tools.length > 0 ? { tools } : {}) };
         const options = { signal, ...(settings.sendSessionId ? { headers: { [sessionIdHeader]: sessionId } } : {}) };
         if (listener && !unstreamedModels.has(model)) {
           try {
-            return { completion: await streamedCompletion(openai, body, options, listener), fitted };
+            return { completion: await streamedCompletion(openai, body, options, listener), fitted, budget };
           } catch (error) {
             if (!refusesStreaming(error)) throw error;
             unstreamedModels.add(model);
@@ -85,7 +89,7 @@ export function createCallModel(
           }
         }
         const completion: unknown = await openai.chat.completions.create(body, options);
-        return { completion, fitted };
+        return { completion, fitted, budget };
       } catch (error) {
         if (!isContextOverflow(error)) throw error;
         const smaller = budgetAfterOverflow(error, messagesSize(fitted.messages) + toolsSize());
@@ -118,13 +122,17 @@ export function createCallModel(
 
     const heartbeat = setInterval(() => context.heartbeat(), heartbeatEveryMs);
     try {
-      const conversation = toChatMessages(input.system_prompt, transcript);
+      const summarized = summaryInEffect(transcript) !== null;
+      const conversation = toChatMessages(input.system_prompt, transcript, summarized ? input.pinned_state : undefined);
+      const pinnedConversation =
+        input.pinned_state && !summarized ? toChatMessages(input.system_prompt, transcript, input.pinned_state) : undefined;
       const catalogue = await catalogues.resolve(input.session_id, input.run_id, input.host_tools_digest);
       const tools = toolSpecs(input.tool_names, catalogue, input.profile);
       return await traceModelCall(input, conversation, async (recordAnswer) => {
-        const { completion, fitted } = await complete(
+        const { completion, fitted, budget } = await complete(
           input.model,
           conversation,
+          pinnedConversation,
           tools,
           context.cancellationSignal,
           input.session_id,
@@ -134,7 +142,14 @@ export function createCallModel(
         const reply = withCost(readModelReply(completion, `call_t${input.turn}_r${input.round}`), input.model, prices);
         recordAnswer(completion, reply);
         if (fitted.leftOut === 0 && fitted.cutCharacters === 0) return reply;
-        return { ...reply, context_fitted: { left_out_messages: fitted.leftOut, cut_characters: fitted.cutCharacters } };
+        return {
+          ...reply,
+          context_fitted: {
+            left_out_messages: fitted.leftOut,
+            cut_characters: fitted.cutCharacters,
+            ...(budget !== undefined ? { conversation_chars: conversationRoom(budget, tools, fitted.messages) } : {}),
+          },
+        };
       });
     } catch (error) {
       // Cancelled (the session stopped, or the worker is shutting down): the client's abort error is a cancellation,
@@ -147,6 +162,12 @@ export function createCallModel(
       await batcher?.batcher.close();
     }
   };
+}
+
+/** The characters the conversation had after the system prompt and the tool specs, in `messagesSize`'s measure. */
+function conversationRoom(budget: number, tools: ToolSpec[], sent: ChatMessage[]): number {
+  const system = sent[0]?.role === 'system' ? messagesSize([sent[0]]) : 0;
+  return Math.max(0, budget - (tools.length > 0 ? JSON.stringify(tools).length : 0) - system);
 }
 
 /** The reply with its usage priced by the worker's table (the model's name and the cost, null when it has no price). */

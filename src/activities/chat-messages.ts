@@ -1,13 +1,22 @@
 import type OpenAI from 'openai';
 import type { TranscriptEntry } from '../shared/session.js';
+import { entriesAfterSummary, summaryInEffect } from '../shared/compaction.js';
 
 type ChatMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;
 
-/** The transcript as chat-completion messages. Error and notice entries are for people and are left out. */
-export function toChatMessages(systemPrompt: string, transcript: readonly TranscriptEntry[]): ChatMessage[] {
+/**
+ * The transcript as chat-completion messages. Error and notice entries are for people and are left out. Once the
+ * conversation has a summary, the entries it replaces are left out too, and the summary joins the system prompt (which
+ * fitting to the context window never drops), followed by `pinnedState` when given.
+ */
+export function toChatMessages(systemPrompt: string, transcript: readonly TranscriptEntry[], pinnedState?: string): ChatMessage[] {
   const messages: ChatMessage[] = [];
-  if (systemPrompt) messages.push({ role: 'system', content: systemPrompt });
-  for (const entry of transcript) {
+  const summary = summaryInEffect(transcript)?.summary;
+  const system = [systemPrompt, summary ? `## Summary of the earlier conversation\n${summary.content}` : '', pinnedState ?? ''].filter(
+    Boolean,
+  );
+  if (system.length > 0) messages.push({ role: 'system', content: system.join('\n\n') });
+  for (const entry of summary ? entriesAfterSummary(transcript) : transcript) {
     switch (entry.role) {
       case 'user':
         messages.push({ role: 'user', content: entry.content });
@@ -32,6 +41,7 @@ export function toChatMessages(systemPrompt: string, transcript: readonly Transc
         break;
       case 'error':
       case 'notice':
+      case 'summary':
         break;
     }
   }

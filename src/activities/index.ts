@@ -4,6 +4,7 @@ import type { HostToolCatalogue } from '../shared/host-tools.js';
 import { CatalogueCache } from './catalogue-cache.js';
 import { demoModelName, type SessionEnvironment } from '../shared/model.js';
 import { createCallModel } from './call-model.js';
+import { createSummarizeConversation } from './summarize-conversation.js';
 import { contextTokensFor, type ModelSettings } from './model-settings.js';
 import { TranscriptCache } from './transcript-cache.js';
 import { readTranscriptPages } from '../client/access/transcript-pages.js';
@@ -127,6 +128,7 @@ export function createActivities({
     callModel: createCallModel(model, transcripts, catalogues, secretKey, (execution, batch) =>
       client.workflow.getHandle(execution.workflowId, execution.runId).signal(streamDeltasSignal, batch),
     ),
+    summarizeConversation: createSummarizeConversation(model, transcripts),
 
     /** Whether this worker can open sealed secret answers (soai ask_user's `secret` questions). */
     async secretAnswersEnabled(): Promise<boolean> {

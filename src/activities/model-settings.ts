@@ -10,6 +10,16 @@ export interface ModelSettings {
   /** The small fast model webFetch uses to apply its prompt; none with the demo model. */
   fetchModel?: string;
   /**
+   * The model that writes conversation summaries (ARBOR_SUMMARY_MODEL; see src/shared/compaction.ts); none: each
+   * session's own model writes its summaries.
+   */
+  summaryModel?: string;
+  /**
+   * Whether conversations are summarized at all (default true; ARBOR_SUMMARIES=off turns it off): off, the
+   * `summarizeConversation` activity writes nothing, and sessions fit their conversations by leaving the oldest out.
+   */
+  summaries?: boolean;
+  /**
    * The models' context windows in tokens, where known: requests are fitted to them before they are sent. For a model
    * without one, a request is fitted only after the provider refuses it as too long (and later ones to what was learned).
    */
@@ -73,6 +83,8 @@ export function modelSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): Mode
     ...modelAliasesFrom(env.ARBOR_MODEL_ALIASES),
     ...(nonEmpty(env.ARBOR_PRICES) ? { prices: pricesFrom(env.ARBOR_PRICES) } : {}),
     ...(env.ARBOR_STREAM?.trim() === '0' || env.ARBOR_STREAM?.trim().toLowerCase() === 'false' ? { stream: false } : {}),
+    ...(/^(off|0|false)$/i.test(env.ARBOR_SUMMARIES?.trim() ?? '') ? { summaries: false } : {}),
+    ...(nonEmpty(env.ARBOR_SUMMARY_MODEL) ? { summaryModel: nonEmpty(env.ARBOR_SUMMARY_MODEL)! } : {}),
     ...(endpointConfigured ? { fetchModel: nonEmpty(env.ARBOR_FETCH_MODEL) ?? nonEmpty(env.ARBOR_MODEL) ?? fallbackOpenAIModel } : {}),
   };
 }

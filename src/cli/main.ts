@@ -15,6 +15,7 @@ import { runCommand } from './commands/run.js';
 import { sendCommand } from './commands/send.js';
 import { executePlanCommand } from './commands/execute-plan.js';
 import { budgetCommand } from './commands/budget.js';
+import { compactCommand } from './commands/compact.js';
 import { showCommand } from './commands/show.js';
 import { startCommand } from './commands/start.js';
 import { stopCommand } from './commands/stop.js';
@@ -50,6 +51,7 @@ export function buildProgram(): Command {
     sendCommand,
     executePlanCommand,
     budgetCommand,
+    compactCommand,
     showCommand,
     treeCommand,
     toolsCommand,

@@ -37,6 +37,7 @@ import {
 } from '../shared/session.js';
 import type { SessionWorkflow } from '../shared/workflow-types.js';
 import type { SessionEvent } from '../shared/events.js';
+import { compactUpdate, type CompactReceipt } from '../shared/compaction.js';
 import type { AnswerReceipt } from '../shared/questions.js';
 import type { QuestionSet } from '../shared/tools/ask-user.js';
 import type { Answers } from '../shared/answers.js';
@@ -203,6 +204,23 @@ export class SessionHandle {
     if (!parsed.success) throw new ArborClientError(`Invalid budget: ${z.prettifyError(parsed.error)}`);
     try {
       return await this.workflow.executeUpdate(setBudgetUpdate, { args: [parsed.data] });
+    } catch (error) {
+      if (error instanceof WorkflowUpdateFailedError) throw new ArborClientError(error.cause?.message ?? error.message);
+      if (error instanceof WorkflowNotFoundError) throw new ArborClientError(`No session with id ${this.id}.`);
+      throw error;
+    }
+  }
+
+  /**
+   * Replaces the session's older entries with a summary written by the model (the worker's ARBOR_SUMMARY_MODEL, else
+   * the session's), keeping the newest turn as it is: the transcript gets a `summary` entry, which the model's later
+   * requests carry in place of what it replaces. Runs between turns only: while a turn runs, or with nothing to
+   * summarize, it throws ArborClientError saying so. A summary call that fails answers `{ outcome: 'failed', reason }`
+   * (and the transcript gets a notice); the session goes on as before.
+   */
+  async compact(): Promise<CompactReceipt> {
+    try {
+      return await this.workflow.executeUpdate(compactUpdate);
     } catch (error) {
       if (error instanceof WorkflowUpdateFailedError) throw new ArborClientError(error.cause?.message ?? error.message);
       if (error instanceof WorkflowNotFoundError) throw new ArborClientError(`No session with id ${this.id}.`);

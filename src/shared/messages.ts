@@ -95,6 +95,8 @@ export const budgetGrantSignal = defineSignal<[BudgetGrant]>('budgetGrant');
 export const drawFromRootSignal = defineSignal('drawFromRoot');
 /** Sets or removes a session's budget limits (a root's are its tree's); answers the budget now and what it counts. */
 export const setBudgetUpdate = defineUpdate<BudgetState, [BudgetChange]>('setBudget');
+/** Summarizes a session's older entries between turns (defined with the rest of compaction). */
+export { compactUpdate } from './compaction.js';
 
 /** The catalogue of host tools the session's run holds (null: none): a worker whose own catalogue differs asks for it. */
 export const hostToolCatalogueQuery = defineQuery<HostToolCatalogue | null>('hostToolCatalogue');

@@ -25,13 +25,23 @@ export interface CallModelInput {
   host_tools_digest?: string;
   transcript_start: number;
   transcript_delta: TranscriptEntry[];
+  /**
+   * The todo list, plan, goals and pending questions as text: added to the system prompt whenever the conversation
+   * the model is shown is not whole (summarized, or fitted to the context window), so that none of them is lost.
+   */
+  pinned_state?: string;
 }
 
 export interface ModelReply {
   content: string | null;
   tool_calls: ToolCall[];
   /** Present when the conversation was fitted to the model's context window before it was sent (for people reading history). */
-  context_fitted?: { left_out_messages: number; cut_characters: number };
+  context_fitted?: {
+    left_out_messages: number;
+    cut_characters: number;
+    /** The characters the conversation had after the system prompt and tool specs (a summary keeps its newest part within it). */
+    conversation_chars?: number;
+  };
   /** What the call used, when the provider reported it (read, bounded, by `readModelReply`; priced by the activity). */
   usage?: ModelUsage;
 }

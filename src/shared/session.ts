@@ -1,3 +1,4 @@
+import type { SummaryRange } from './compaction.js';
 import { z } from 'zod';
 import { lazy } from './lazy.js';
 import type { TodoItem } from './tools/todo.js';
@@ -74,7 +75,7 @@ export const toolCallSchema = lazy(() =>
 );
 export type ToolCall = z.infer<ReturnType<typeof toolCallSchema>>;
 
-export type TranscriptRole = 'user' | 'assistant' | 'tool' | 'error' | 'notice';
+export type TranscriptRole = 'user' | 'assistant' | 'tool' | 'error' | 'notice' | 'summary';
 
 /** One entry of a session's transcript. `error` and `notice` entries are for people and are not sent to the model. */
 export interface TranscriptEntry {
@@ -91,6 +92,8 @@ export interface TranscriptEntry {
   is_error?: boolean;
   /** Which turn produced the entry (1-based). */
   turn?: number;
+  /** Summary entries: what the summary replaces in the model's requests (see src/shared/compaction.ts). */
+  summary_of?: SummaryRange;
 }
 
 export const sessionInputSchema = lazy(() =>

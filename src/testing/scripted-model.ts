@@ -1,4 +1,5 @@
 import { answerOf, errorAnswer, type ModelAnswer } from './model-answers.js';
+import { summaryPrompt } from '../shared/compaction.js';
 import type { ModelRequest, ModelStep, RequestMessage, ScriptItem } from './model-steps.js';
 
 /** A function from each request to its answer, in place of a step list. */
@@ -67,6 +68,7 @@ export class ScriptedModel {
    * with it (after a continue-as-new that trimmed it).
    */
   async answer(body: unknown, sessionId?: string): Promise<ModelAnswer> {
+    if (isSummaryRequest(body)) return this.answerSummary(body, sessionId);
     const request = toModelRequest(
       body,
       this.requests.length + 1,
@@ -87,6 +89,30 @@ export class ScriptedModel {
     }
     if (step.delayMs) await new Promise((resolve) => setTimeout(resolve, step.delayMs));
     return answerOf(step, request.model, counter);
+  }
+
+  /**
+   * Requests for a conversation summary (see "Compaction" in the README): answered by `summarize` when set, else with
+   * a summary of the kit's own. They take no step of any script and are kept in `summaryRequests`, not `requests`.
+   */
+  summarize: ModelResponder | undefined;
+  readonly summaryRequests: ModelRequest[] = [];
+
+  private async answerSummary(body: unknown, sessionId: string | undefined): Promise<ModelAnswer> {
+    const request = toModelRequest(body, this.summaryRequests.length + 1, sessionId, undefined);
+    this.summaryRequests.push(request);
+    const counter = ++this.counter;
+    try {
+      const step = this.summarize
+        ? checkedStep(await this.summarize(request), `the summarize answer to ${describeRequest(request)}`)
+        : { text: `(scripted summary) ${excerpt(request.lastUserMessage.replace(/\s+/g, ' '))}` };
+      return answerOf(step, request.model, counter);
+    } catch (error) {
+      const problem =
+        error instanceof ScriptProblem ? error : new ScriptProblem(`${describeRequest(request)}: ${String(error)}`, { cause: error });
+      this.problems.push(problem);
+      return errorAnswer(400, problem.message);
+    }
   }
 
   private async nextStep(request: ModelRequest): Promise<ModelStep> {
@@ -110,6 +136,11 @@ export class ScriptedModel {
 /** A script that ran out, a step that is not one, or a step function that threw. */
 export class ScriptProblem extends Error {
   override name = 'ScriptProblem';
+}
+
+function isSummaryRequest(body: unknown): boolean {
+  const messages = (body as { messages?: RequestMessage[] } | null)?.messages;
+  return Array.isArray(messages) && messages[0]?.role === 'system' && messages[0].content === summaryPrompt;
 }
 
 function newScript(label: string, items: readonly ScriptItem[]): Script {

@@ -121,7 +121,7 @@ type LaterChange = (typeof laterChanges)[number];
 
 /**
  * Changes made after `arborSessionV3` began: asked with `patched()` in every type, `arborSessionV3` included, only
- * where they apply.
+ * where they apply (none is built in anywhere).
  * - `cron-held-at-spent-budget`: a cron job firing while the session's budget is spent (its last turn was refused, and
  *   a root's budget is still spent) starts no turn: the first such firing adds one notice saying so, later ones add
  *   nothing, until the budget is raised or frees up. Before, each firing started a turn that ended at once with the
@@ -129,8 +129,11 @@ type LaterChange = (typeof laterChanges)[number];
  * - `tree-budget-reaches-running-sub-agents`: a root given a budget by `setBudget` while its tree had none tells its
  *   running sub-agents (the `drawFromRoot` signal), which then draw from it and tell their own; before, only
  *   sub-agents started later drew from it. Asked only in a root that has running sub-agents as that happens.
+ * - `older-entries-summarized`: between turns, after a model call that left messages out to fit the context window,
+ *   and as a run continues as new with more transcript than it carries, the session calls the `summarizeConversation`
+ *   activity and puts a `summary` entry in its transcript (or a notice when the call failed). Asked only then.
  */
-export const changesAfterV3 = ['cron-held-at-spent-budget', 'tree-budget-reaches-running-sub-agents'] as const;
+export const changesAfterV3 = ['cron-held-at-spent-budget', 'tree-budget-reaches-running-sub-agents', 'older-entries-summarized'] as const;
 
 export type SessionChange =
   (typeof arborSessionChanges)[number] | (typeof arborSessionV2Changes)[number] | LaterChange | (typeof changesAfterV3)[number];

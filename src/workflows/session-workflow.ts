@@ -66,6 +66,8 @@ import { withholdAdministratorsTools } from './automation-run-tools.js';
 import { SubAgents } from './sub-agents.js';
 import { StreamRing } from './stream-ring.js';
 import { runTurn, type ModelCursor, type TurnSettings } from './turn.js';
+import { Compaction } from './compaction.js';
+import { compactUpdate } from '../shared/compaction.js';
 import { runSessionClock } from './session-clock.js';
 import { inboxBatchChars } from './inbox.js';
 import { statusReporter } from './session-status.js';
@@ -220,6 +222,8 @@ async function runSession(input: SessionInput): Promise<SessionResult> {
   // The session's tools: those of its profile it was given (default all of them), less those this deployment cannot serve.
   const chooseTools = () => servedTools(state.settings, state.profile).filter((name) => (input.tools ? input.tools.includes(name) : true));
   const cursor: ModelCursor = { sent: 0 };
+  const compaction = new Compaction(state, cursor);
+  setHandler(compactUpdate, () => (noteArrival(), compaction.run('user')), { validator: () => compaction.check() });
   const closesWhenDone = state.identity.parent_session_id !== null || input.ends_when_done === true;
   const subAgents = new SubAgents(
     state,
@@ -251,6 +255,7 @@ async function runSession(input: SessionInput): Promise<SessionResult> {
     // queued nothing (a message already handled, a sub-agent's report) leaves nothing to handle, so no reason to wait:
     // an idle session would otherwise stay in its long run until its next message.
     if (state.inbox.length > 0 && continueAsNewWaits(input.history_limit)) return;
+    if (compaction.dueBeforeContinueAsNew()) await compaction.run('continue_as_new');
     const next: SessionInput = {
       ...input,
       instruction: undefined,
@@ -290,7 +295,8 @@ async function runSession(input: SessionInput): Promise<SessionResult> {
     settings.toolNames = withToolSearch(state.settings, state.deferredTools, chooseTools());
     void runSessionClock(state);
     for (;;) {
-      await condition(() => state.inbox.length > 0);
+      await condition(() => state.inbox.length > 0 && !compaction.running);
+      compaction.turnRunning = true;
       // A first turn timed from the session's first activation stamps its status change and its messages with that
       // time too: the activation it begins in may be the one where a local activity resolved, whose time differs
       // between a live run and its replay, and a query answered after a replay would show other times.
@@ -302,6 +308,7 @@ async function runSession(input: SessionInput): Promise<SessionResult> {
         state.append({ id: message.id, role: 'user', content: message.content, turn: state.turn });
       }
       stampedAt = undefined;
+      if (compaction.dueBeforeTurn()) await compaction.run('context');
       const outcome = await interruption.run(() =>
         runTurn(state, settings, cursor, {
           subAgents,
@@ -313,6 +320,7 @@ async function runSession(input: SessionInput): Promise<SessionResult> {
           interruption,
         }),
       );
+      compaction.turnRunning = false;
       if (outcome === 'interrupted') await recordInterruption(state, interruption, stream);
       stream.push({ type: 'turn_ended', turn: state.turn, outcome });
       if (outcome === 'budget_spent') stopForBudget(state);

@@ -1,6 +1,7 @@
 import type { CarriedState, TranscriptEntry, TranscriptPage, TranscriptPageRequest } from '../shared/session.js';
 import { utf8Length } from '../shared/utf8.js';
 import type { StateClock } from './state-clock.js';
+import { withSummaryKept } from './summary-carry.js';
 
 /** The transcript's part of the carried state. */
 export type CarriedTranscript = Pick<CarriedState, 'transcript' | 'transcript_start' | 'forgotten_message_ids'>;
@@ -87,7 +88,9 @@ export class Transcript {
    */
   carry(room: number): CarriedTranscript {
     const maxBytes = Math.max(minimumCarriedTranscriptBytes, Math.min(carriedTranscriptBytes, room));
-    const transcript = compactTranscript(this.entries, this.clock.now().toISOString(), maxBytes);
+    const transcript = withSummaryKept(this.entries, (entries, bytes) =>
+      compactTranscript(entries, this.clock.now().toISOString(), maxBytes - bytes),
+    );
     const forgotten = this.forgottenMessageIdsAfter(transcript);
     const start = this.start + this.entries.length - transcript.length;
     return {

@@ -14,6 +14,7 @@ import type { SessionStatus, ToolCall } from '../shared/session.js';
 import { traceToolCall, traceTurn } from './tracing/workflow-spans.js';
 import { interruptedToolResult, type TurnInterruption } from './turn-interruption.js';
 import { takeSteerMessages } from './steering.js';
+import { withPinnedState } from './pinned-state.js';
 
 const { callModel } = proxyActivities<Activities>({
   startToCloseTimeout: '5 minutes',
@@ -31,6 +32,8 @@ export interface TurnSettings {
 /** How far the model has been shown the transcript in this run: the next model call sends only what follows. */
 export interface ModelCursor {
   sent: number;
+  /** How the latest model call was fitted to the context window, if it was: the cue to summarize (see compaction.ts). */
+  fitted?: ModelReply['context_fitted'];
 }
 
 export type TurnOutcome = 'answered' | 'round_limit' | 'model_failed' | 'budget_spent' | 'interrupted';
@@ -100,6 +103,7 @@ async function runRounds(state: SessionState, settings: TurnSettings, cursor: Mo
       return 'model_failed';
     }
     if (reply.usage) state.usage.record(reply.usage, 'model');
+    cursor.fitted = reply.context_fitted;
     // The reply came in the activation the interrupt did: its text is kept, its tool calls are not made.
     const toolCalls = services.interruption.interrupted() ? [] : reply.tool_calls;
     state.append({
@@ -186,5 +190,6 @@ function modelInput(state: SessionState, settings: TurnSettings, cursor: ModelCu
     ...(digest !== undefined ? { host_tools_digest: digest } : {}),
     transcript_start: start,
     transcript_delta: state.transcript.entries.slice(start),
+    ...withPinnedState(state),
   };
 }

@@ -33,7 +33,8 @@ describe('a session whose history grows past the continue-as-new suggestion', ()
     );
     worker = await createArborWorker({
       connection: settings,
-      model: { apiKey: 'sk-can', baseURL: fake.baseURL, defaultModel: 'fake-model', requestTimeoutMs: 30_000 },
+      // Summaries off: these tests are about what a continue-as-new carries without them (test/e2e/compaction.test.ts: with).
+      model: { apiKey: 'sk-can', baseURL: fake.baseURL, defaultModel: 'fake-model', requestTimeoutMs: 30_000, summaries: false },
     });
     running = worker.run();
     client = await ArborClient.fromSettings(settings);

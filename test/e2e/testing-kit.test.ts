@@ -173,6 +173,25 @@ describe('the testing kit', () => {
     expect(events.at(-1)).toMatchObject({ type: 'status_changed', to: 'idle' });
   });
 
+  it('answers a summary request itself, taking no step of the session’s script, and records it apart', async () => {
+    const instruction = 'Compact me';
+    model.forInstruction(instruction, text('First answer.'), text('Second answer.'), text('Third answer.'));
+    const session = await arbor.startSession({ instruction });
+    await arbor.waitUntilIdle(session);
+    await arbor.client.session(session.id).send('And again');
+    await arbor.waitUntilIdle(session);
+    const receipt = await arbor.client.session(session.id).compact();
+    expect(receipt).toMatchObject({ outcome: 'summarized', entries: 1 });
+    expect(model.summaryRequests.at(-1)).toMatchObject({ sessionId: session.id });
+    expect(model.summaryRequests.at(-1)!.lastUserMessage).toContain('[assistant] First answer.');
+    await arbor.client.session(session.id).send('One more');
+    await arbor.waitUntilIdle(session);
+    const last = model.requestsFor(instruction).at(-1)!;
+    expect(last.system).toMatch(/## Summary of the earlier conversation\n\(scripted summary\) Conversation to summarize:/);
+    expect(model.requestsFor(instruction)).toHaveLength(3);
+    expect(model.remainingSteps).toBe(0);
+  });
+
   it('runs beside a second environment in the same process, each with its own server, worker and model', async () => {
     const other = await createTestArbor({
       model: new ScriptedModel([text('From the other model.')]),

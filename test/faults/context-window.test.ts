@@ -28,7 +28,8 @@ function systemPrompt(request: RecordedRequest): string {
 }
 
 describe('a conversation longer than the model context window, learned from the refusal', () => {
-  const harness = faultWorker('sk-context-window');
+  // Summaries off: this is the rule that applies without them (and when a summary call fails).
+  const harness = faultWorker('sk-context-window', { summaries: false });
   const { fake, model } = harness;
 
   it('fits the conversation after one refusal, keeping the instruction and the latest message, and never sends too much again', async () => {
@@ -103,7 +104,7 @@ describe('a conversation longer than the model context window, learned from the 
 
 describe('a conversation longer than the model context window, configured with ARBOR_MODEL_CONTEXT_TOKENS', () => {
   // The fake counts four characters a token; Arbor assumes three, so what it sends fits with room to spare.
-  const harness = faultWorker('sk-context-tokens', { contextTokens: windowChars / 4 });
+  const harness = faultWorker('sk-context-tokens', { contextTokens: windowChars / 4, summaries: false });
   const { fake, model } = harness;
 
   it('cuts a message larger than the whole window in its middle before sending, with no refusal at all', async () => {

@@ -20,6 +20,8 @@ export interface FaultWorkerOptions {
   startWorker?: boolean;
   /** ARBOR_MODEL_CONTEXT_TOKENS of the worker (default: unset). */
   contextTokens?: number;
+  /** False: ARBOR_SUMMARIES=off, sessions fit their conversations by leaving the oldest out only (default: summaries on). */
+  summaries?: false;
 }
 
 /**
@@ -68,6 +70,7 @@ export function faultWorker(apiKey: string, options: FaultWorkerOptions = {}) {
           requestTimeoutMs: options.modelTimeoutMs ?? 10_000,
           ...(options.fetchModel ? { fetchModel: options.fetchModel } : {}),
           ...(options.contextTokens ? { contextTokens: { default: options.contextTokens } } : {}),
+          ...(options.summaries === false ? { summaries: false } : {}),
         },
         search: { engines: [] },
         fetchAllow: parseAllowList(options.fetchAllow),

@@ -6,6 +6,7 @@ import { renderSnapshot } from '../render.js';
 import { memberNode, readTreeMembers } from '../tree-members.js';
 import { treeViewLink, webUiBase } from '../web-ui-link.js';
 import { withClient } from '../with-client.js';
+import { transcriptLine } from '../transcript-line.js';
 
 interface ShowFlags extends ConnectionFlags {
   json?: boolean;
@@ -39,11 +40,6 @@ export const showCommand = withConnectionFlags(
       return;
     }
     const transcript = await session.transcript();
-    output.result(
-      { ...data, transcript },
-      [text, 'transcript', ...transcript.map((entry) => `  [${entry.role}${entry.name ? ` ${entry.name}` : ''}] ${entry.content}`)].join(
-        '\n',
-      ),
-    );
+    output.result({ ...data, transcript }, [text, 'transcript', ...transcript.map(transcriptLine)].join('\n'));
   });
 });
