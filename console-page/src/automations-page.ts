@@ -139,7 +139,7 @@ export function AutomationsPage() {
               </tbody>
             </table>`
     }
-    <form class="automation-form" onSubmit=${create} aria-label="New automation">
+    <form class="automation-form" novalidate onSubmit=${create} aria-label="New automation">
       <h2>New automation for ${owner}</h2>
       <label>Title <input type="text" value=${form.title} onInput=${field('title')} /></label>
       <label>Prompt <textarea value=${form.prompt} onInput=${field('prompt')}></textarea></label>

@@ -62,6 +62,10 @@ export function SessionPage(props: { rootId: string; selectedId: string; onSelec
   useEffect(() => {
     setView(null);
     void refresh();
+    // Events bring most changes; this catches a member that could not answer at the last refresh (cheap: the
+    // server answers from what it keeps).
+    const timer = window.setInterval(() => void refreshNow.current(), 10_000);
+    return () => window.clearInterval(timer);
   }, [refresh]);
 
   useEffect(() => {

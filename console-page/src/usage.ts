@@ -57,7 +57,7 @@ export function UsagePanel(props: { root: SessionSnapshot; onChanged: () => void
       <span>Budget: <strong class="budget">${budgetText(usage?.budget)}</strong></span>
     </p>
     ${usage?.budget_stop ? html`<p class="error" role="alert">${usage.budget_stop}</p>` : null}
-    <form class="budget-form" onSubmit=${raise}>
+    <form class="budget-form" novalidate onSubmit=${raise}>
       <label
         >Max tokens
         <input type="number" min="1" step="1" value=${tokens} onInput=${(e: Event) => setTokens((e.target as HTMLInputElement).value)}

@@ -150,9 +150,9 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
       return { tabs: feed.listening, ...feed.kept, queries: Object.fromEntries(views.of(rootId).members.asked) };
     },
     close: async () => {
-      feeds.closeAll();
+      const closing = feeds.closeAll();
       for (const response of streams) response.end();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await Promise.all([closing, new Promise<void>((resolve) => server.close(() => resolve()))]);
     },
   };
 }

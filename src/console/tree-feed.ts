@@ -36,6 +36,7 @@ export class TreeFeed {
   private readonly observers = new Set<(item: FeedItem) => void>();
   private readonly closeHandlers: (() => void)[] = [];
   private idleTimer: NodeJS.Timeout | undefined;
+  private readonly reading: Promise<unknown>;
 
   constructor(
     session: SessionHandle,
@@ -46,8 +47,7 @@ export class TreeFeed {
   ) {
     this.epoch = epoch;
     this.ring = new FeedRing(limits);
-    void this.readEvents(session);
-    void this.readStream(session);
+    this.reading = Promise.allSettled([this.readEvents(session), this.readStream(session)]);
   }
 
   private async readEvents(session: SessionHandle): Promise<void> {
@@ -96,7 +96,7 @@ export class TreeFeed {
     this.listeners.add(listener);
     return () => {
       this.listeners.delete(listener);
-      if (this.listeners.size === 0) this.idleTimer = setTimeout(() => this.close(), this.idleMs).unref();
+      if (this.listeners.size === 0) this.idleTimer = setTimeout(() => void this.close(), this.idleMs).unref();
     };
   }
 
@@ -113,13 +113,15 @@ export class TreeFeed {
     this.closeHandlers.push(handler);
   }
 
-  close(): void {
+  /** Stops reading; resolves once the readers have let go of their calls. */
+  close(): Promise<void> {
     clearTimeout(this.idleTimer);
     this.stop.abort();
     this.listeners.clear();
     this.observers.clear();
     this.onIdle();
     for (const handler of this.closeHandlers.splice(0)) handler();
+    return this.reading.then(() => undefined);
   }
 }
 
@@ -166,8 +168,8 @@ export class TreeFeeds {
     return this.feeds.size;
   }
 
-  closeAll(): void {
-    for (const feed of [...this.feeds.values()]) feed.close();
+  async closeAll(): Promise<void> {
+    await Promise.all([...this.feeds.values()].map((feed) => feed.close()));
   }
 }
 

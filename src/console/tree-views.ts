@@ -6,6 +6,8 @@ import { planOf } from './session-views.js';
 import type { FeedItem, TreeFeed } from './tree-feed.js';
 import { treeMembers, type ConsoleMember } from './tree-members.js';
 
+const builtMaxAgeMs = 5_000;
+
 /** What a session page shows, in one answer: the tree, the tree's waiting questions, and the selected member. */
 export interface TreeView {
   tree: ConsoleMember;
@@ -20,7 +22,7 @@ export interface TreeView {
  */
 export class TreeViewSource {
   readonly members: MemberCache;
-  private built: { version: number; tree: Promise<ConsoleMember> } | undefined;
+  private built: { version: number; at: number; tree: Promise<ConsoleMember> } | undefined;
 
   constructor(
     private readonly client: ArborClient,
@@ -40,14 +42,30 @@ export class TreeViewSource {
     else if (item.kind === 'error' || item.kind === 'reset') this.members.changedAll();
   }
 
+  /**
+   * The tree, built again only when a member changed or `builtMaxAgeMs` passed (visibility may list a member the
+   * snapshots do not name yet). A tree in which some member could not answer is not kept: the next asks again.
+   */
   tree(): Promise<ConsoleMember> {
     const version = this.members.version;
-    if (this.built?.version === version) return this.built.tree;
-    const tree = treeMembers(this.client.temporal, this.rootId, (id) => this.members.snapshot(id).catch(() => undefined));
-    this.built = { version, tree };
-    tree.catch(() => {
-      if (this.built?.tree === tree) this.built = undefined;
-    });
+    if (this.built?.version === version && Date.now() - this.built.at < builtMaxAgeMs) return this.built.tree;
+    let complete = true;
+    const snapshotOf = (id: string) =>
+      this.members.snapshot(id).catch(() => {
+        complete = false;
+        return undefined;
+      });
+    const tree = treeMembers(this.client.temporal, this.rootId, snapshotOf);
+    const built = { version, at: Date.now(), tree };
+    this.built = built;
+    tree.then(
+      () => {
+        if (!complete && this.built === built) this.built = undefined;
+      },
+      () => {
+        if (this.built === built) this.built = undefined;
+      },
+    );
     return tree;
   }
 

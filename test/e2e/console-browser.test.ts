@@ -253,7 +253,7 @@ describe('the web console in a browser', () => {
     await page
       .locator('.usage')
       .getByRole('status')
-      .getByText(/^Invalid budget: .*max_tokens/)
+      .getByText(/^Invalid budget: .*max_tokens/s)
       .waitFor();
     await page.getByLabel('Max tokens').fill('50000');
     await page.getByLabel('Max cost (USD)').fill('1.5');
