@@ -69,6 +69,11 @@ async function measure() {
     const single = await client.startSession({ instruction: 'Answer each message', title: 'Bench single' });
     await waitIdle(single);
     const singleRun = await latencies(browser, url, single, single);
+    // Printed at once: the tree of 100 takes long on a loaded machine.
+    console.table({
+      'one session: page (ms after the event)': singleRun.page,
+      'one session: floor, the SDK event reader': singleRun.floor,
+    });
 
     const tree = await client.startSession({
       instruction: 'Start the tree',
