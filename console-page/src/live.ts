@@ -1,15 +1,25 @@
 import type { SessionEvent } from '../../src/shared/events.js';
+import type { StreamItem } from '../../src/shared/stream.js';
 
 export interface LiveEvent {
   event: SessionEvent;
   session: { id: string; title: string; depth: number };
 }
 
+export interface LiveStreamItem {
+  item: StreamItem;
+  session: { id: string; title: string; depth: number };
+}
+
 /**
- * What the console server sends on a tree's stream. The one place new live sources plug in: streamed answer text and
- * usage will be further kinds here, handled in `watchTree`.
+ * What the console server sends on a tree's stream: events, stream items (answer text as it is written), a member
+ * that could not be read, and `reset` when the server no longer keeps what came after the tab's position.
  */
-export type FeedItem = ({ kind: 'event' } & LiveEvent) | { kind: 'error'; session_id: string; message: string };
+export type FeedItem =
+  | ({ kind: 'event' } & LiveEvent)
+  | ({ kind: 'stream' } & LiveStreamItem)
+  | { kind: 'error'; session_id: string; message: string }
+  | { kind: 'reset' };
 
 export interface TreeWatch {
   close: () => void;
@@ -24,17 +34,28 @@ export function watchTree(
   rootId: string,
   handlers: {
     onEvent: (event: LiveEvent) => void;
+    onStream: (item: LiveStreamItem) => void;
+    /** Items were lost for good (the server's memory cap): read the state again. */
+    onReset: () => void;
     onError: (sessionId: string, message: string) => void;
     onConnection: (open: boolean) => void;
   },
 ): TreeWatch {
   const seen = new Set<string>();
+  const seenStream = new Set<string>();
   const source = new EventSource(`/api/trees/${encodeURIComponent(rootId)}/events`, { withCredentials: true });
   source.onopen = () => handlers.onConnection(true);
   source.onerror = () => handlers.onConnection(false);
   source.onmessage = (message: MessageEvent<string>) => {
     const item = JSON.parse(message.data) as FeedItem;
     if (item.kind === 'error') return handlers.onError(item.session_id, item.message);
+    if (item.kind === 'reset') return handlers.onReset();
+    if (item.kind === 'stream') {
+      const key = `${item.session.id}:${item.item.pos}`;
+      if (seenStream.has(key)) return;
+      seenStream.add(key);
+      return handlers.onStream(item);
+    }
     const key = `${item.session.id}:${item.event.seq}`;
     if (seen.has(key)) return;
     seen.add(key);

@@ -1,12 +1,14 @@
 import { html } from 'htm/preact';
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
+import { AutomationsPage } from './automations-page.js';
 import { SessionPage } from './session-page.js';
 import { SessionsPage } from './sessions-page.js';
 import './style.css';
 
-/** #/ lists sessions; #/session/<root>[/<member>] shows a tree with one member selected. */
-function route(): { rootId: string; selectedId: string } | null {
+/** #/ lists sessions; #/session/<root>[/<member>] shows a tree with one member selected; #/automations an owner's automations. */
+function route(): { rootId: string; selectedId: string } | 'automations' | null {
+  if (window.location.hash.startsWith('#/automations')) return 'automations';
   const match = /^#\/session\/([^/]+)(?:\/([^/]+))?$/.exec(window.location.hash);
   if (!match) return null;
   const rootId = decodeURIComponent(match[1]!);
@@ -20,9 +22,11 @@ function App() {
     window.addEventListener('hashchange', onChange);
     return () => window.removeEventListener('hashchange', onChange);
   }, []);
+  if (current === 'automations') return html`<${AutomationsPage} />`;
   if (!current) return html`<${SessionsPage} />`;
+  const { rootId } = current;
   const select = (id: string) => {
-    window.location.hash = `#/session/${encodeURIComponent(current.rootId)}/${encodeURIComponent(id)}`;
+    window.location.hash = `#/session/${encodeURIComponent(rootId)}/${encodeURIComponent(id)}`;
   };
   return html`<${SessionPage} rootId=${current.rootId} selectedId=${current.selectedId} onSelect=${select} />`;
 }

@@ -2,8 +2,10 @@ import { html } from 'htm/preact';
 import { useState } from 'preact/hooks';
 import type { SessionSnapshot, TranscriptEntry } from '../../src/shared/session.js';
 import { postJson, sessionPath, workflowLink } from './api.js';
+import type { Writing } from './live-text.js';
 import { markdownHtml } from './markdown.js';
 import { countBelow, type Member } from './tree-view.js';
+import { usageText } from './usage.js';
 
 export interface MemberView {
   snapshot: SessionSnapshot;
@@ -15,6 +17,8 @@ export interface MemberView {
 export function MemberPanel(props: {
   member: Member;
   view: MemberView | null;
+  /** What its model is writing now (shown as text as it comes), or null. */
+  writing: Writing | null;
   rootTasks: SessionSnapshot['tasks'];
   onChanged: () => void;
 }) {
@@ -25,6 +29,7 @@ export function MemberPanel(props: {
       <h2>${member.title}</h2>
       <span class=${`status status-${member.status}`}>${member.status}</span>
       <code class="id">${member.session_id}</code>
+      <span class="member-usage">${usageText(view?.snapshot.usage?.session)}</span>
       ${link ? html`<a class="web-ui" href=${link} target="_blank" rel="noopener noreferrer">Temporal Web UI</a>` : null}
     </header>
     <${Actions} member=${member} onChanged=${props.onChanged} />
@@ -43,6 +48,15 @@ export function MemberPanel(props: {
                       ${(entry.tool_calls ?? []).map((call) => html`<div class="tool-call">calls <code>${call.name}</code> <code>${call.arguments}</code></div>`)}
                     </li>`,
                 )}
+                ${
+                  props.writing && (props.writing.text || props.writing.tools.length > 0)
+                    ? html`<li class="entry entry-assistant entry-writing" aria-live="polite" aria-label="Being written">
+                        <span class="role">assistant · writing…</span>
+                        <div class="content">${props.writing.text}</div>
+                        ${props.writing.tools.map((name) => html`<div class="tool-call">calls <code>${name}</code>…</div>`)}
+                      </li>`
+                    : null
+                }
               </ol>
             </section>
             <aside class="state">

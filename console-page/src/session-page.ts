@@ -2,11 +2,20 @@ import { html } from 'htm/preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import type { SessionSnapshot, TranscriptEntry } from '../../src/shared/session.js';
 import type { QuestionSet } from '../../src/shared/tools/ask-user.js';
-import { getJson, sessionPath } from './api.js';
+import { getJson } from './api.js';
 import { describeEvent, watchTree, type LiveEvent } from './live.js';
+import { nextWriting, type Writing } from './live-text.js';
 import { MemberPanel, type MemberView } from './member-panel.js';
 import { QuestionSetForm } from './questions.js';
 import { findMember, TreeView, type Member } from './tree-view.js';
+import { UsagePanel } from './usage.js';
+
+interface TreeViewAnswer {
+  tree: Member;
+  root: SessionSnapshot;
+  questions: QuestionSet[];
+  member: { snapshot: SessionSnapshot; transcript: TranscriptEntry[]; plan: MemberView['plan'] };
+}
 
 const shownEvents = 300;
 
@@ -18,7 +27,9 @@ export function SessionPage(props: { rootId: string; selectedId: string; onSelec
   const [questions, setQuestions] = useState<QuestionSet[]>([]);
   const [view, setView] = useState<MemberView | null>(null);
   const [events, setEvents] = useState<LiveEvent[]>([]);
+  const [writing, setWriting] = useState<Record<string, Writing | null>>({});
   const [connected, setConnected] = useState(false);
+  const [notice, setNotice] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const timer = useRef<number | undefined>(undefined);
   const latest = useRef(0);
@@ -27,18 +38,13 @@ export function SessionPage(props: { rootId: string; selectedId: string; onSelec
     // Only the newest refresh may show its answers: an older one (of the member selected before) is dropped.
     const ticket = ++latest.current;
     try {
-      const [members, root, waiting, snapshot, transcript] = await Promise.all([
-        getJson<Member>(sessionPath(rootId, 'tree')),
-        getJson<SessionSnapshot>(sessionPath(rootId, 'snapshot')),
-        getJson<QuestionSet[]>(sessionPath(rootId, 'questions')),
-        getJson<SessionSnapshot>(sessionPath(selectedId, 'snapshot')),
-        getJson<{ transcript: TranscriptEntry[]; plan: MemberView['plan'] }>(sessionPath(selectedId, 'transcript')),
-      ]);
+      // One request: the server answers from what it keeps of the tree, asking only members that changed.
+      const view = await getJson<TreeViewAnswer>(`/api/trees/${encodeURIComponent(rootId)}/view?member=${encodeURIComponent(selectedId)}`);
       if (ticket !== latest.current) return;
-      setTree(members);
-      setRootSnapshot(root);
-      setQuestions(waiting);
-      setView({ snapshot, transcript: transcript.transcript, plan: transcript.plan });
+      setTree(view.tree);
+      setRootSnapshot(view.root);
+      setQuestions(view.questions);
+      setView({ snapshot: view.member.snapshot, transcript: view.member.transcript, plan: view.member.plan });
       setError(null);
     } catch (failure) {
       if (ticket === latest.current) setError((failure as Error).message);
@@ -56,13 +62,26 @@ export function SessionPage(props: { rootId: string; selectedId: string; onSelec
   useEffect(() => {
     setView(null);
     void refresh();
+    // Events bring most changes; this catches a member that could not answer at the last refresh (cheap: the
+    // server answers from what it keeps).
+    const timer = window.setInterval(() => void refreshNow.current(), 10_000);
+    return () => window.clearInterval(timer);
   }, [refresh]);
 
   useEffect(() => {
     setEvents([]);
+    setWriting({});
     const watch = watchTree(rootId, {
       onEvent: (event) => {
         setEvents((current) => [...current.slice(-(shownEvents - 1)), event]);
+        refreshSoon();
+      },
+      onStream: ({ item, session }) => {
+        setWriting((current) => ({ ...current, [session.id]: nextWriting(current[session.id] ?? null, item) }));
+        if (item.type === 'turn_ended' || item.type === 'tool_result') refreshSoon();
+      },
+      onReset: () => {
+        setNotice('Some live items were too old for the server to keep; the page read everything again.');
         refreshSoon();
       },
       onError: (sessionId, message) => setError(`Reading session ${sessionId} failed: ${message}`),
@@ -80,13 +99,14 @@ export function SessionPage(props: { rootId: string; selectedId: string; onSelec
       <a href="#/">Sessions</a> › ${tree?.title ?? rootId}
       <span class=${`live ${connected ? 'live-on' : 'live-off'}`}>${connected ? 'live' : 'reconnecting…'}</span>
     </p>
-    ${error ? html`<p class="error" role="alert">${error}</p>` : null}
+    ${error ? html`<p class="error" role="alert">${error}</p>` : null} ${notice ? html`<p class="note" role="status">${notice}</p>` : null}
     <div class="layout">
       <nav class="tree-pane" aria-label="Session tree">
         <h2>Tree</h2>
         ${tree ? html`<${TreeView} root=${tree} selected=${selectedId} onSelect=${props.onSelect} />` : html`<p>Loading…</p>`}
       </nav>
       <div class="main-pane">
+        ${rootSnapshot ? html`<${UsagePanel} root=${rootSnapshot} onChanged=${refreshSoon} />` : null}
         <section class="questions" aria-label="Waiting questions">
           <h2>Waiting for you (${questions.length})</h2>
           ${
@@ -99,7 +119,13 @@ export function SessionPage(props: { rootId: string; selectedId: string; onSelec
         </section>
         ${
           member
-            ? html`<${MemberPanel} member=${member} view=${view} rootTasks=${rootSnapshot?.tasks ?? []} onChanged=${refreshSoon} />`
+            ? html`<${MemberPanel}
+                member=${member}
+                view=${view}
+                writing=${writing[member.session_id] ?? null}
+                rootTasks=${rootSnapshot?.tasks ?? []}
+                onChanged=${refreshSoon}
+              />`
             : tree
               ? html`<p>This session is not in the tree.</p>`
               : null
@@ -109,7 +135,7 @@ export function SessionPage(props: { rootId: string; selectedId: string; onSelec
           <ol>
             ${events.map(
               ({ event, session }) =>
-                html`<li class="event" data-seq=${event.seq} data-session=${session.id}>
+                html`<li key=${`${session.id}:${event.seq}`} class="event" data-seq=${event.seq} data-session=${session.id}>
                   <time>${new Date(event.at).toLocaleTimeString()}</time> <strong>${session.title}</strong>
                   <span class="type">${event.type}</span>
                   <span class="text">${describeEvent(event)}</span>

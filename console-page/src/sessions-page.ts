@@ -1,6 +1,7 @@
 import { html } from 'htm/preact';
 import { useEffect, useState } from 'preact/hooks';
 import { getJson } from './api.js';
+import { usd } from './usage.js';
 
 interface SessionSummary {
   session_id: string;
@@ -10,6 +11,8 @@ interface SessionSummary {
   last_activity_at: string;
   /** Its memo is encrypted with a key the console's process lacks: the owner is unknown. */
   encrypted?: true;
+  total_tokens?: number;
+  cost_usd?: number;
 }
 
 const statuses = ['', 'running', 'idle', 'waiting_for_user', 'completed', 'stopped', 'failed', 'terminated', 'timed_out'];
@@ -37,7 +40,7 @@ export function SessionsPage() {
 
   const set = (key: keyof typeof filters) => (event: Event) => setFilters({ ...filters, [key]: (event.target as HTMLInputElement).value });
   return html`<main class="sessions">
-    <h1>Sessions</h1>
+    <h1>Sessions <a class="nav" href="#/automations">Automations →</a></h1>
     <div class="filters">
       <label>Search titles <input type="search" value=${filters.title} onInput=${set('title')} /></label>
       <label>Owner <input type="text" value=${filters.owner} onInput=${set('owner')} /></label>
@@ -61,6 +64,8 @@ export function SessionsPage() {
                   <th>Status</th>
                   <th>Owner</th>
                   <th>Last activity</th>
+                  <th class="number">Tokens</th>
+                  <th class="number">Cost</th>
                 </tr>
               </thead>
               <tbody>
@@ -71,6 +76,10 @@ export function SessionsPage() {
                       <td><span class=${`status status-${session.status}`}>${session.status}</span></td>
                       <td>${session.owner ?? (session.encrypted ? '(encrypted)' : '—')}</td>
                       <td><time datetime=${session.last_activity_at}>${new Date(session.last_activity_at).toLocaleString()}</time></td>
+                      <td class="number tokens">${session.total_tokens?.toLocaleString('en-US') ?? '—'}</td>
+                      <td class="number cost">
+                        ${session.cost_usd !== undefined ? usd(session.cost_usd) : session.total_tokens ? 'unknown' : '—'}
+                      </td>
                     </tr>`,
                 )}
               </tbody>

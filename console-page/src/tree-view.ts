@@ -1,5 +1,6 @@
 import { html } from 'htm/preact';
 import { useState } from 'preact/hooks';
+import { usageText } from './usage.js';
 
 export interface Member {
   session_id: string;
@@ -7,6 +8,7 @@ export interface Member {
   status: string;
   mode: 'async' | 'sync' | null;
   waiting_for: string | null;
+  usage: { total_tokens: number; cost_usd: number; unpriced_calls: number; calls: number } | null;
   children: Member[];
 }
 
@@ -38,6 +40,7 @@ export function TreeView(props: { root: Member; selected: string; onSelect: (id:
         }
         <button type="button" class="member-title" onClick=${() => props.onSelect(member.session_id)}>${member.title}</button>
         <span class=${`status status-${member.status}`}>${member.status}</span>
+        ${member.usage && member.usage.calls > 0 ? html`<span class="spent">${usageText(member.usage)}</span>` : null}
         ${member.waiting_for ? html`<span class="waiting">waits for ${member.waiting_for}</span>` : null}
       </div>
       ${

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { ArborClientError } from './errors.js';
 import { sessionStatuses } from '../shared/session.js';
 import { sessionWorkflowTypes } from './session-id.js';
-import { parentSessionIdKey, statusKey, titleKey } from '../shared/search-attributes.js';
+import { costUsdKey, parentSessionIdKey, statusKey, titleKey, totalTokensKey } from '../shared/search-attributes.js';
 import { textFromAttribute } from '../shared/text-attribute.js';
 import { ownerSchema } from '../shared/tools/memory.js';
 import { isUnreadable } from '../codec/listing-codec.js';
@@ -50,6 +50,10 @@ export interface SessionSummary {
    * owner is then unknown (null), and its title is what visibility shows (the neutral one where titles are neutral).
    */
   encrypted?: true;
+  /** The tokens its whole tree has used, as of its last turn; absent before its first call that reported usage. */
+  total_tokens?: number;
+  /** What its whole tree cost in US dollars, as of its last turn; absent while no call had a price. */
+  cost_usd?: number;
 }
 
 const listOptionsSchema = z.object({
@@ -124,6 +128,8 @@ function summarize(execution: WorkflowExecutionInfo): SessionSummary {
   const encrypted = Object.values(execution.memo ?? {}).some(isUnreadable);
   const startedAt = execution.startTime.toISOString();
   const closedAt = execution.closeTime?.toISOString() ?? null;
+  const totalTokens = execution.typedSearchAttributes.get(totalTokensKey);
+  const costUsd = execution.typedSearchAttributes.get(costUsdKey);
   return {
     session_id: execution.workflowId,
     title: textFromAttribute(execution.typedSearchAttributes.get(titleKey) ?? execution.workflowId),
@@ -133,5 +139,7 @@ function summarize(execution: WorkflowExecutionInfo): SessionSummary {
     closed_at: closedAt,
     last_activity_at: closedAt ?? startedAt,
     ...(encrypted ? { encrypted: true as const } : {}),
+    ...(typeof totalTokens === 'number' ? { total_tokens: totalTokens } : {}),
+    ...(typeof costUsd === 'number' ? { cost_usd: costUsd } : {}),
   };
 }

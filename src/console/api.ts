@@ -4,25 +4,10 @@ import type { ArborClient } from '../client/arbor-client.js';
 import { ArborClientError } from '../client/errors.js';
 import { listedSessionStatuses } from '../client/session-list.js';
 import { checkSessionId } from '../client/session-id.js';
+import { ApiError, parsed, type ApiRequest } from './api-input.js';
 import { planOf } from './session-views.js';
-import { treeMembers } from './tree-members.js';
-
-/** A refusal the page shows as it is: the SDK's own words (the CLI prints the same). */
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-export interface ApiRequest {
-  method: string;
-  path: string[];
-  query: URLSearchParams;
-  body: () => Promise<unknown>;
-}
+import { automationsApi } from './automations-api.js';
+import type { TreeViewSources } from './tree-views.js';
 
 const listQuery = z.object({
   status: z.enum(listedSessionStatuses).optional(),
@@ -31,12 +16,11 @@ const listQuery = z.object({
 });
 const sendBody = z.object({ content: z.string().min(1, 'Write a message first.') });
 const answerBody = z.object({ questionSetId: z.string().optional(), answers: z.record(z.string(), z.unknown()) });
-
-function parsed<T>(schema: z.ZodType<T>, value: unknown): T {
-  const result = schema.safeParse(value);
-  if (!result.success) throw new ApiError(400, result.error.issues.map((issue) => issue.message).join('; '));
-  return result.data;
-}
+// The SDK checks the limits (the same words as `arbor budget`); here only that each is a number, null, or left out.
+const budgetBody = z.object({
+  max_tokens: z.number('max_tokens is a number of tokens.').nullable().optional(),
+  max_cost_usd: z.number('max_cost_usd is a number of US dollars.').nullable().optional(),
+});
 
 function sessionIdOf(raw: string | undefined): string {
   try {
@@ -47,8 +31,13 @@ function sessionIdOf(raw: string | undefined): string {
 }
 
 /** The console's JSON API: every read and action goes through the SDK, as a user's own program would. */
-export async function handleApi(client: ArborClient, request: ApiRequest): Promise<unknown> {
+export async function handleApi(client: ArborClient, views: TreeViewSources, request: ApiRequest): Promise<unknown> {
   const [resource, rawId, part] = request.path;
+  if (resource === 'automations') return automationsApi(client, request);
+  if (resource === 'trees' && part === 'view' && request.method === 'GET') {
+    const rootId = sessionIdOf(rawId);
+    return views.of(rootId).view(sessionIdOf(request.query.get('member') ?? rootId));
+  }
   if (resource === 'sessions' && rawId === undefined && request.method === 'GET') {
     const filters = parsed(listQuery, Object.fromEntries([...request.query].filter(([, value]) => value !== '')));
     return client.listSessions({ ...filters, limit: 100 });
@@ -61,7 +50,7 @@ export async function handleApi(client: ArborClient, request: ApiRequest): Promi
     case 'GET snapshot':
       return session.snapshot();
     case 'GET tree':
-      return treeMembers(client, id);
+      return views.of(id).tree();
     case 'GET transcript': {
       const transcript = await session.transcript();
       return { transcript, plan: planOf(transcript) };
@@ -78,6 +67,10 @@ export async function handleApi(client: ArborClient, request: ApiRequest): Promi
     }
     case 'POST stop':
       return session.stop();
+    case 'POST budget': {
+      const change = parsed(budgetBody, await request.body());
+      return session.setBudget(change);
+    }
     default:
       throw new ApiError(404, 'No such API.');
   }

@@ -4,7 +4,9 @@ import type { ArborClient } from '../client/arbor-client.js';
 import { apiErrorStatus, handleApi, readJsonBody } from './api.js';
 import { defaultAssetsDir, pageHtml, readAsset } from './assets.js';
 import { bearerOf, cookieOf, csrfRefusal, isLoopbackHost, newSecret, sameSecret, setSecurityHeaders, tokenCookie } from './security.js';
+import type { FeedLimits } from './feed-ring.js';
 import { parsePosition, TreeFeeds } from './tree-feed.js';
+import { TreeViewSources } from './tree-views.js';
 
 export interface ConsoleServerOptions {
   client: ArborClient;
@@ -21,6 +23,8 @@ export interface ConsoleServerOptions {
   namespace?: string;
   /** How long a tree's feed stays open after its last tab leaves (default 60 s). */
   feedIdleMs?: number;
+  /** How much of each tree's feed is kept for tabs that reconnect (default 20,000 items, 8 MB of JSON). */
+  feedLimits?: Partial<FeedLimits>;
 }
 
 export interface ConsoleServer {
@@ -29,6 +33,8 @@ export interface ConsoleServer {
   token: string | undefined;
   /** How many trees are read right now (one feed per tree, whatever the number of tabs). */
   openFeeds: () => number;
+  /** Of a watched tree: its tabs, the items its feed keeps, and how many member queries its views have sent. */
+  feedStats: (rootId: string) => { tabs: number; items: number; chars: number; queries: Record<string, number> } | undefined;
   close: () => Promise<void>;
 }
 
@@ -39,7 +45,14 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
   if (token !== undefined && token.length < 16) throw new Error('The console token must be at least 16 characters.');
   const assetsDir = options.assetsDir ?? defaultAssetsDir;
   const csrfSecret = newSecret();
-  const feeds = new TreeFeeds((rootId) => options.client.session(rootId), newSecret().slice(0, 8), options.feedIdleMs);
+  const views = new TreeViewSources(options.client);
+  const feeds = new TreeFeeds(
+    (rootId) => options.client.session(rootId),
+    newSecret().slice(0, 8),
+    options.feedIdleMs,
+    options.feedLimits,
+    (rootId, feed) => views.attach(rootId, feed),
+  );
   const streams = new Set<ServerResponse>();
   let allowedHosts: Set<string> | undefined;
 
@@ -67,7 +80,7 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
       }
       if (path[1] === 'trees' && path[3] === 'events' && path[2] && request.method === 'GET') return stream(request, response, path[2]);
       try {
-        const body = await handleApi(options.client, {
+        const body = await handleApi(options.client, views, {
           method: request.method,
           path: path.slice(1),
           query: url.searchParams,
@@ -131,10 +144,15 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
     url: token === undefined ? base : `${base}?token=${encodeURIComponent(token)}`,
     token,
     openFeeds: () => feeds.size,
+    feedStats: (rootId) => {
+      const feed = feeds.existing(rootId);
+      if (!feed) return undefined;
+      return { tabs: feed.listening, ...feed.kept, queries: Object.fromEntries(views.of(rootId).members.asked) };
+    },
     close: async () => {
-      feeds.closeAll();
+      const closing = feeds.closeAll();
       for (const response of streams) response.end();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await Promise.all([closing, new Promise<void>((resolve) => server.close(() => resolve()))]);
     },
   };
 }

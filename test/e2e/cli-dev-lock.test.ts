@@ -66,13 +66,20 @@ describe('arbor dev and the state file of a folder', () => {
         JSON.stringify({ pid: dead.pid, address: '127.0.0.1:1', namespace: 'default', ui_url: null, task_queue: 'x' }),
       );
 
-      const uiPort = await findFreePort('127.0.0.1');
-      dev = cliIn(folder, ['dev', '--port', String(port), '--ui-port', String(uiPort)]);
-      await waitUntil(() => dev!.stderr().includes('Arbor is running'), 120_000);
+      const [uiPort, consolePort] = [await findFreePort('127.0.0.1'), await findFreePort('127.0.0.1')];
+      dev = cliIn(folder, ['dev', '--port', String(port), '--ui-port', String(uiPort), '--console-port', String(consolePort)]);
+      await waitUntil(() => dev!.stderr().includes('Arbor console at'), 120_000);
       const address = `127.0.0.1:${port}`;
       expect(JSON.parse(await readFile(lockFile, 'utf8'))).toMatchObject({ pid: dev.child.pid, address });
       expect(dev.stderr()).toContain(`Sessions in the Web UI: http://127.0.0.1:${uiPort}/namespaces/default/workflows?query=`);
       expect(dev.stderr()).toContain(`From another terminal: TEMPORAL_ADDRESS=${address} arbor run`);
+      // The console beside the Web UI, both addresses printed, reading the same server's sessions.
+      const consoleUrl = `http://127.0.0.1:${consolePort}/`;
+      expect(dev.stderr()).toContain(`Arbor is running: Temporal at ${address}, Web UI at http://127.0.0.1:${uiPort}`);
+      expect(dev.stderr()).toContain(`Arbor console at ${consoleUrl} `);
+      const consoleList = await fetch(`${consoleUrl}api/sessions`);
+      expect(consoleList.status).toBe(200);
+      expect(Array.isArray(await consoleList.json())).toBe(true);
 
       const second = cliIn(folder, ['dev', '--port', String(await findFreePort('127.0.0.1'))]);
       expect(await second.exited).toBe(2);

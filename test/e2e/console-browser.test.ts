@@ -7,11 +7,23 @@ import { z } from 'zod';
 import { defineHostTool } from '../../src/tools.js';
 import { startConsoleServer, type ConsoleServer } from '../../src/console/server.js';
 import { checkAnswers } from '../../src/shared/answers.js';
-import { createTestArbor, ScriptedModel, text, toolCall, type TestArbor } from '../../src/testing.js';
+import { createTestArbor, ScriptedModel, text, toolCall, type ModelStep, type TestArbor } from '../../src/testing.js';
 import { buildConsolePage } from '../support/console-page.js';
+import { FakeOpenAI } from '../support/fake-openai.js';
 import { regionQuestion } from '../support/questions.js';
 
-const screenshots = fileURLToPath(new URL('../../scratch/console-screenshots/', import.meta.url));
+// ARBOR_CONSOLE_SCREENSHOTS=docs/console writes the README's screenshots; by default they go to scratch/.
+const screenshots = process.env.ARBOR_CONSOLE_SCREENSHOTS
+  ? join(process.cwd(), process.env.ARBOR_CONSOLE_SCREENSHOTS)
+  : fileURLToPath(new URL('../../scratch/console-screenshots/', import.meta.url));
+/** How long one step may wait for what comes through Temporal and a worker on a loaded 2-core machine. */
+const stepTimeoutMs = 60_000;
+/** A whole test: its steps rarely all wait long, but each may. */
+const testTimeout = { timeout: 400_000 };
+/** Dollars per million tokens for the scripted model, so usage has a cost. */
+const prices = { scripted: { input: 2, output: 8 } };
+const withUsage = (step: ModelStep, prompt_tokens: number, completion_tokens: number): ModelStep =>
+  ({ ...step, usage: { prompt_tokens, completion_tokens } }) as ModelStep;
 
 /** A tree member's row in the page, by its title and (optionally) the status it shows. */
 const memberRow = (page: Page, title: string, status?: string) =>
@@ -66,6 +78,7 @@ describe('the web console in a browser', () => {
     [arbor, assetsDir, browser] = await Promise.all([
       createTestArbor({
         model,
+        prices,
         tools: [wireMoney],
         server: { address: inject('temporalAddress') },
         workflowBundlePath: inject('workflowBundlePath'),
@@ -87,64 +100,67 @@ describe('the web console in a browser', () => {
   const openSession = async (rootId: string): Promise<Page> => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     // What the page waits for comes through Temporal and the worker, which a loaded 2-core machine can make slow.
-    page.setDefaultTimeout(90_000);
+    page.setDefaultTimeout(stepTimeoutMs);
     await page.goto(`${console_.url}#/session/${rootId}`);
     return page;
   };
 
-  it('shows the tree as sub-agents start, answers a question two levels down from the page, and the sub-agent goes on', async () => {
-    model.forInstruction(
-      'Plan the release',
-      toolCall('subAgent', { title: 'Researcher', instruction: 'Research the regions', mode: 'async' }),
-      text('The researcher is on it.'),
-      text('Release planned.'),
-    );
-    model.forInstruction(
-      'Research the regions',
-      toolCall('subAgent', { title: 'Surveyor', instruction: 'Ask where to deploy', mode: 'sync' }),
-      text('Research done.'),
-    );
-    model.forInstruction('Ask where to deploy', toolCall('askUser', { questions: [regionQuestion] }), text('Deploying to Europe.'));
-    const root = await arbor.startSession({ profile: 'all', instruction: 'Plan the release', title: 'Release' });
-    const page = await openSession(root.id);
+  it(
+    'shows the tree as sub-agents start, answers a question two levels down from the page, and the sub-agent goes on',
+    testTimeout,
+    async () => {
+      model.forInstruction(
+        'Plan the release',
+        toolCall('subAgent', { title: 'Researcher', instruction: 'Research the regions', mode: 'async' }),
+        text('The researcher is on it.'),
+        text('Release planned.'),
+      );
+      model.forInstruction(
+        'Research the regions',
+        toolCall('subAgent', { title: 'Surveyor', instruction: 'Ask where to deploy', mode: 'sync' }),
+        text('Research done.'),
+      );
+      model.forInstruction('Ask where to deploy', toolCall('askUser', { questions: [regionQuestion] }), text('Deploying to Europe.'));
+      const root = await arbor.startSession({ profile: 'all', instruction: 'Plan the release', title: 'Release' });
+      const page = await openSession(root.id);
 
-    await memberRow(page, 'Surveyor', 'waiting_for_user').waitFor();
-    await memberRow(page, 'Surveyor').getByText(`waits for your answer: ${regionQuestion.question}`).waitFor();
-    const form = page.locator('form.question-set');
-    await form.getByText('Surveyor').waitFor();
-    await page.screenshot({ path: join(screenshots, 'session-question.png'), fullPage: true });
+      await memberRow(page, 'Surveyor', 'waiting_for_user').waitFor();
+      await memberRow(page, 'Surveyor').getByText(`waits for your answer: ${regionQuestion.question}`).waitFor();
+      const form = page.locator('form.question-set');
+      await form.getByText('Surveyor').waitFor();
+      await page.screenshot({ path: join(screenshots, 'session-question.png'), fullPage: true });
 
-    // Sent with nothing chosen, the SDK refuses it with the CLI's words.
-    await form.getByRole('button', { name: 'Answer' }).click();
-    const refusal = checkAnswers([{ ...regionQuestion, multiSelect: false }], {});
-    expect(refusal.ok).toBe(false);
-    await form
-      .getByRole('alert')
-      .getByText(refusal.ok ? '' : refusal.error, { exact: true })
-      .waitFor();
+      // Sent with nothing chosen, the SDK refuses it with the CLI's words.
+      await form.getByRole('button', { name: 'Answer' }).click();
+      const refusal = checkAnswers([{ ...regionQuestion, multiSelect: false }], {});
+      expect(refusal.ok).toBe(false);
+      await form
+        .getByRole('alert')
+        .getByText(refusal.ok ? '' : refusal.error, { exact: true })
+        .waitFor();
 
-    await form.getByLabel('Europe').check();
-    await form.getByRole('button', { name: 'Answer' }).click();
-    await memberRow(page, 'Surveyor', 'completed').waitFor();
-    await memberRow(page, 'Researcher', 'completed').waitFor();
-    await page.locator('.questions').getByText('No questions or approvals wait.').waitFor();
+      await form.getByLabel('Europe').check();
+      await form.getByRole('button', { name: 'Answer' }).click();
+      await memberRow(page, 'Surveyor', 'completed').waitFor();
+      await memberRow(page, 'Researcher', 'completed').waitFor();
+      await page.locator('.questions').getByText('No questions or approvals wait.').waitFor();
 
-    await page.getByRole('button', { name: 'Surveyor', exact: true }).click();
-    await page.locator('.conversation .entry-assistant').getByText('Deploying to Europe.').waitFor();
-    await page.locator('.member-panel a.web-ui').waitFor();
-    expect(await page.locator('.member-panel a.web-ui').getAttribute('href')).toContain('/namespaces/default/workflows/');
-    await page.locator('.events .event', { hasText: 'questions_answered' }).first().waitFor();
-    await page.screenshot({ path: join(screenshots, 'session-answered.png'), fullPage: true });
+      await page.getByRole('button', { name: 'Surveyor', exact: true }).click();
+      await page.locator('.conversation .entry-assistant').getByText('Deploying to Europe.').waitFor();
+      await page.locator('.member-panel a.web-ui').waitFor();
+      expect(await page.locator('.member-panel a.web-ui').getAttribute('href')).toContain('/namespaces/default/workflows/');
+      await page.locator('.events .event', { hasText: 'questions_answered' }).first().waitFor();
+      await page.screenshot({ path: join(screenshots, 'session-answered.png'), fullPage: true });
 
-    const list = await browser.newPage({ viewport: { width: 1280, height: 600 } });
-    list.setDefaultTimeout(90_000);
-    await list.goto(`${console_.url}#/`);
-    await list.getByRole('link', { name: 'Release' }).first().waitFor();
-    await list.screenshot({ path: join(screenshots, 'sessions.png') });
-    await Promise.all([page.close(), list.close()]);
-  });
+      const list = await browser.newPage({ viewport: { width: 1280, height: 600 } });
+      list.setDefaultTimeout(stepTimeoutMs);
+      await list.goto(`${console_.url}#/`);
+      await list.getByRole('link', { name: 'Release' }).first().waitFor();
+      await Promise.all([page.close(), list.close()]);
+    },
+  );
 
-  it('stops a subtree after a confirmation, and a reload shows every event again', async () => {
+  it('stops a subtree after a confirmation, and a reload shows every event again', testTimeout, async () => {
     model.forInstruction(
       'Start a waiting helper',
       toolCall('subAgent', { title: 'Sleeper', instruction: 'Wait for an hour', mode: 'async' }),
@@ -184,7 +200,7 @@ describe('the web console in a browser', () => {
     await page.close();
   });
 
-  it('shows a model reply with script and HTML tags as text, running none of it', async () => {
+  it('shows a model reply with script and HTML tags as text, running none of it', testTimeout, async () => {
     const reply = '<script>window.__owned = 1</script><b>bold</b><img src="x" onerror="window.__owned = 2">';
     model.forInstruction('Reply with markup', text(reply));
     const root = await arbor.startSession({ profile: 'all', instruction: 'Reply with markup', title: 'Markup' });
@@ -200,7 +216,7 @@ describe('the web console in a browser', () => {
     await page.close();
   });
 
-  it('denies a tool call’s approval from the page, and the tool does not run', async () => {
+  it('denies a tool call’s approval from the page, and the tool does not run', testTimeout, async () => {
     model.forInstruction('Pay the supplier', toolCall('wire_money', { to: 'DE89 3704', eur: 40 }), text('Not paid, as you said.'));
     const root = await arbor.startSession({ profile: 'all', instruction: 'Pay the supplier', title: 'Payer' });
     const page = await openSession(root.id);
@@ -215,6 +231,122 @@ describe('the web console in a browser', () => {
     await page.locator('.conversation .entry-assistant').getByText('Not paid, as you said.').waitFor();
     expect(wired).toEqual([]);
     await page.close();
+  });
+
+  it('shows what a tree spent in the list and on its page, and raises its budget from the page', testTimeout, async () => {
+    model.forInstruction(
+      'Spend and delegate',
+      withUsage(toolCall('subAgent', { title: 'Counter', instruction: 'Count to three', mode: 'sync' }), 1_000, 100),
+      withUsage(text('Counted.'), 2_000, 200),
+    );
+    model.forInstruction('Count to three', withUsage(text('One, two, three.'), 500, 50));
+    const root = await arbor.startSession({ profile: 'all', instruction: 'Spend and delegate', title: 'Spender', max_tokens: 20_000 });
+    await arbor.waitUntilIdle(root);
+    const page = await openSession(root.id);
+
+    // (1,000 + 2,000 + 500) * 2 + (100 + 200 + 50) * 8 = 9,800 micro-dollars for 3,850 tokens.
+    await page.locator('.usage .tree-usage').getByText('3,850 tokens · $0.00980').waitFor();
+    await page.locator('.usage .budget').getByText('20,000 tokens').waitFor();
+    await memberRow(page, 'Counter').getByText('550 tokens · $0.00140').waitFor();
+    await page.getByLabel('Max tokens').fill('0');
+    await page.getByRole('button', { name: 'Set budget' }).click();
+    await page
+      .locator('.usage')
+      .getByRole('status')
+      .getByText(/^Invalid budget: .*max_tokens/s)
+      .waitFor();
+    await page.getByLabel('Max tokens').fill('50000');
+    await page.getByLabel('Max cost (USD)').fill('1.5');
+    await page.getByRole('button', { name: 'Set budget' }).click();
+    await page.locator('.usage .budget').getByText('50,000 tokens and $1.5000').waitFor();
+    expect((await root.snapshot()).usage?.budget).toEqual({ max_tokens: 50_000, max_cost_usd: 1.5 });
+    await page.screenshot({ path: join(screenshots, 'session-usage.png'), fullPage: true });
+
+    const list = await browser.newPage({ viewport: { width: 1280, height: 600 } });
+    list.setDefaultTimeout(stepTimeoutMs);
+    await list.goto(`${console_.url}#/`);
+    await list.getByLabel('Search titles').fill('Spender');
+    // Visibility indexes the usage attributes a moment after the turn: the list refreshes every 5 s.
+    const row = list.locator(`tr[data-session="${root.id}"]`);
+    await row.locator('.tokens').getByText('3,850').waitFor();
+    await row.locator('.cost').getByText('$0.00980').waitFor();
+    await list.screenshot({ path: join(screenshots, 'sessions.png') });
+    await Promise.all([page.close(), list.close()]);
+  });
+
+  it('creates, pauses, resumes and deletes an owner’s automations from the page', testTimeout, async () => {
+    const owner = `console-page-${Date.now()}`;
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    page.setDefaultTimeout(stepTimeoutMs);
+    await page.goto(`${console_.url}#/automations?owner=${owner}`);
+    await page.getByText(`${owner} has no automations.`).waitFor();
+
+    const form = page.getByRole('form', { name: 'New automation' });
+    await form.getByLabel('Title').fill('Weekly digest');
+    await form.getByLabel('Prompt').fill('Summarise the week.');
+    await form.getByLabel('Time zone').fill('Mars/Olympus');
+    await form.getByLabel('First run (local)').fill('2031-01-06T09:00');
+    await form.getByLabel('Repeats').selectOption('weekly');
+    await form.getByRole('button', { name: 'Create' }).click();
+    await page
+      .getByRole('alert')
+      .getByText(/Mars\/Olympus/)
+      .waitFor();
+    await form.getByLabel('Time zone').fill('Europe/Paris');
+    await form.getByRole('button', { name: 'Create' }).click();
+    await page.getByRole('status').getByText('Created “Weekly digest”.').waitFor();
+    const row = page.locator('tr.automation', { hasText: 'Weekly digest' });
+    await row.getByText('weekly from 2031-01-06T09:00 (Europe/Paris)').waitFor();
+    await row.getByText('active', { exact: true }).waitFor();
+    await page.screenshot({ path: join(screenshots, 'automations.png'), fullPage: true });
+
+    await row.getByRole('button', { name: 'Pause' }).click();
+    await row.getByText('paused', { exact: true }).waitFor();
+    expect((await arbor.client.automations(owner).list()).map((automation) => automation.enabled)).toEqual([false]);
+    await row.getByRole('button', { name: 'Resume' }).click();
+    await row.getByText('active', { exact: true }).waitFor();
+    await row.getByRole('button', { name: 'Delete…' }).click();
+    await row.getByRole('button', { name: 'Yes, delete' }).click();
+    await page.getByText(`${owner} has no automations.`).waitFor();
+    expect(await arbor.client.automations(owner).list()).toEqual([]);
+    await page.close();
+  });
+
+  it('shows the selected member’s answer as the model writes it, before the model has finished', testTimeout, async () => {
+    // A model that streams, and holds its last chunk until the page has shown the others.
+    const fake = new FakeOpenAI();
+    await fake.start();
+    const streaming = await createTestArbor({
+      model: { baseURL: `${fake.baseURL}`, apiKey: 'sk-console-stream', defaultModel: 'streamer', requestTimeoutMs: 60_000 },
+      server: { address: inject('temporalAddress') },
+      workflowBundlePath: inject('workflowBundlePath'),
+      waitTimeoutMs: 30_000,
+    });
+    const server = await startConsoleServer({ client: streaming.client, port: 0, assetsDir });
+    let release: (() => void) | undefined;
+    try {
+      const lastChunk = new Promise<void>((resolve) => (release = resolve));
+      const words = Array.from({ length: 30 }, (_, index) => `word${index} `);
+      fake.reply({ content: words.join(''), chunks: words, chunkDelayMs: 20, beforeLastChunk: lastChunk });
+      const root = await streaming.startSession({ instruction: 'Write slowly.', title: 'Writer' });
+      const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+      page.setDefaultTimeout(stepTimeoutMs);
+      await page.goto(`${server.url}#/session/${root.id}`);
+
+      const writing = page.getByLabel('Being written');
+      await writing.getByText(/^word0 word1 .* word28 $/).waitFor();
+      expect(await page.locator('.conversation .entry-assistant:not(.entry-writing)').count()).toBe(0);
+      await page.screenshot({ path: join(screenshots, 'live-answer.png'), fullPage: true });
+      release!();
+      await page.locator('.conversation .entry-assistant:not(.entry-writing)').getByText(words.join('').trim()).waitFor();
+      await writing.waitFor({ state: 'detached' });
+      await page.close();
+    } finally {
+      release?.();
+      await server.close();
+      await streaming.teardown();
+      await fake.stop();
+    }
   });
 
   it('resumes a dropped stream after its Last-Event-ID without a gap, and replays everything for a feed it does not know', async () => {

@@ -13,11 +13,14 @@ import { embeddedDatabase, embeddedUiPort, startEmbeddedServer, startInProcessWo
 import type { DevServer } from '../../temporal/dev-server.js';
 import { checkServerAnswers } from '../server-reach.js';
 import { rootSessionsLink, webUiBase } from '../web-ui-link.js';
+import { startDevConsole } from './dev-console.js';
 
 interface DevFlags extends ConnectionFlags {
   port?: number;
   uiPort?: number;
   db?: string;
+  consolePort?: number;
+  console: boolean;
 }
 
 export const devCommand = withToolModulesFlag(
@@ -26,7 +29,9 @@ export const devCommand = withToolModulesFlag(
       .description('run the Temporal dev server (SQLite under .arbor/, Web UI) and a worker in one foreground process; Ctrl-C stops both')
       .option('--port <port>', 'Temporal frontend port', port, 7233)
       .option('--ui-port <port>', 'Web UI port', port, embeddedUiPort)
-      .option('--db <file>', 'SQLite file that keeps sessions across restarts', embeddedDatabase),
+      .option('--db <file>', 'SQLite file that keeps sessions across restarts', embeddedDatabase)
+      .option('--console-port <port>', "the web console's port (on 127.0.0.1)", port, 7300)
+      .option('--no-console', 'do not serve the web console'),
   ),
 ).action(async (flags: DevFlags & ToolModulesFlag) => {
   const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -41,6 +46,7 @@ export const devCommand = withToolModulesFlag(
   } else {
     ({ server, settings } = await startEmbeddedServer(settings, log, { port: flags.port!, uiPort: flags.uiPort!, dbFile: flags.db! }));
   }
+  let closeConsole: (() => Promise<void>) | undefined;
   try {
     const { worker, run } = await startInProcessWorker(settings, tools, mcpServers);
     const stop = () => worker.shutdown();
@@ -54,10 +60,13 @@ export const devCommand = withToolModulesFlag(
         `Sessions in the Web UI: ${rootSessionsLink(ui, settings.namespace)} (arbor show <id> prints the link to a session's whole tree).`,
       );
     }
+    const console_ = flags.console ? await startDevConsole(settings, flags.consolePort!, ui, log) : undefined;
     if (server)
       log(`From another terminal: TEMPORAL_ADDRESS=${settings.address} arbor run "…" (in this folder, arbor run finds it by itself).`);
+    closeConsole = console_?.close;
     await run;
   } finally {
+    await closeConsole?.();
     await server?.stop();
     log('Stopped.');
   }
