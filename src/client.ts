@@ -3,7 +3,7 @@ export { ArborClient, type ArborClientOptions, type ConnectOptions } from './cli
 export { checkSessionId } from './client/session-id.js';
 export { ArborClientError } from './client/errors.js';
 export { listedSessionStatuses, type ListedSessionStatus, type ListSessionsOptions, type SessionSummary } from './client/session-list.js';
-export { SessionHandle, type SessionHandleOptions, type WaitOptions } from './client/session-handle.js';
+export { SessionHandle, type ForkOptions, type SessionHandleOptions, type WaitOptions } from './client/session-handle.js';
 export { UnansweredQueryError } from './client/access/query-failures.js';
 export type { SessionOptions, SessionSnapshot, SessionStatus, TranscriptEntry, SessionResult } from './shared/session.js';
 export type { SessionEvent, SessionEventType, EventPage } from './shared/events.js';

@@ -16,6 +16,7 @@ import { runCommand } from './commands/run.js';
 import { sendCommand } from './commands/send.js';
 import { executePlanCommand } from './commands/execute-plan.js';
 import { budgetCommand } from './commands/budget.js';
+import { forkCommand } from './commands/fork.js';
 import { showCommand } from './commands/show.js';
 import { startCommand } from './commands/start.js';
 import { stopCommand } from './commands/stop.js';
@@ -64,6 +65,7 @@ export function buildProgram(): Command {
     sendCommand,
     executePlanCommand,
     budgetCommand,
+    forkCommand,
     showCommand,
     treeCommand,
     toolsCommand,

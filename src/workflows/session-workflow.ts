@@ -82,6 +82,7 @@ import {
 } from './session-changes.js';
 import type { SessionWorkflow } from '../shared/workflow-types.js';
 import { arrivedInThisTask, noteArrival } from './arrivals.js';
+import { forkPointReached } from './fork-probe.js';
 
 const { prepareSession, describeHostTools } = proxyLocalActivities<Activities>({ startToCloseTimeout: '10 seconds' });
 
@@ -153,6 +154,7 @@ async function runSession(input: SessionInput): Promise<SessionResult> {
   // A run that continues a session is handed the mode the run before it was in (see continueAsNewNow).
   state.workMode = input.work_mode ?? defaultWorkMode;
   state.profile = sessionProfile(input);
+  state.forkedFrom = input.forked_from ?? null;
   if (!input.carried) takeBudget(state, input);
 
   setHandler(userMessageSignal, (message) => {
@@ -306,6 +308,7 @@ async function runSession(input: SessionInput): Promise<SessionResult> {
         const continuation = state.goals.afterTurn(state.turn);
         if (continuation && state.inbox.length === 0) state.enqueue(continuation);
       }
+      forkPointReached(state);
       if (state.inbox.length > 0) {
         // Messages keep coming (a flood, or a goal driving turn after turn), so the session is never idle: once the run
         // is long it continues as new between turns all the same, carrying what is queued (once that is small enough).
