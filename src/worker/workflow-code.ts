@@ -11,19 +11,6 @@ export function tracedWorkflowInterceptorModule(): string {
   return workflowModulePath('tracing/interceptors');
 }
 
-/** The workflow interceptor of a fork's replayer (src/workflows/fork-probe-interceptor.ts), never in a worker's bundle. */
-export function forkProbeInterceptorModule(): string {
-  return workflowModulePath('fork-probe-interceptor');
-}
-
-/** The prebuilt bundle of a fork's replayer: Arbor's workflow code with the fork probe (npm run build). */
-export const prebuiltForkBundleName = 'workflow-bundle-fork.js';
-
-export function prebuiltForkBundlePath(): string | undefined {
-  const path = fileURLToPath(new URL(`../${prebuiltForkBundleName}`, import.meta.url));
-  return existsSync(path) ? path : undefined;
-}
-
 function workflowModulePath(name: string): string {
   for (const file of [`../workflows/${name}.ts`, `../workflows/${name}.js`]) {
     const path = fileURLToPath(new URL(file, import.meta.url));
@@ -39,6 +26,17 @@ function workflowModulePath(name: string): string {
 export function prebuiltWorkflowBundlePath(traced = false): string | undefined {
   const path = fileURLToPath(new URL(`../${prebuiltBundleName(traced)}`, import.meta.url));
   return existsSync(path) ? path : undefined;
+}
+
+let remembered: string | undefined;
+
+/** A worker of this process runs this bundle of Arbor's workflow code (untraced): a fork replays with it too. */
+export function rememberWorkflowBundlePath(path: string): void {
+  remembered = path;
+}
+
+export function rememberedWorkflowBundlePath(): string | undefined {
+  return remembered;
 }
 
 export function prebuiltBundleName(traced: boolean): string {

@@ -82,7 +82,7 @@ import {
 } from './session-changes.js';
 import type { SessionWorkflow } from '../shared/workflow-types.js';
 import { arrivedInThisTask, noteArrival } from './arrivals.js';
-import { forkPointReached } from './fork-probe.js';
+import { forkPointReached, forkRunStarted } from './fork-probe.js';
 
 const { prepareSession, describeHostTools } = proxyLocalActivities<Activities>({ startToCloseTimeout: '10 seconds' });
 
@@ -126,6 +126,7 @@ export const sessionWorkflow = (async (input) => {
 }) satisfies SessionWorkflow;
 
 async function runSession(input: SessionInput): Promise<SessionResult> {
+  forkRunStarted(input);
   // Other clients (the Temporal CLI, the Web UI, other SDKs) send what they send: refused input ends the session at
   // once, as a failed workflow that says why, instead of a workflow task failing for ever.
   const problem = sessionInputProblem(input);
