@@ -1,4 +1,4 @@
-import { Worker } from '@temporalio/worker';
+import { DefaultLogger, makeTelemetryFilterString, Runtime, Worker } from '@temporalio/worker';
 import { defaultPayloadConverter, type DataConverter } from '@temporalio/common';
 import { forkProbeMemoKey, type ForkPointState, type ForkProbeTarget } from '../../shared/fork.js';
 import type { SessionInput } from '../../shared/session.js';
@@ -42,6 +42,7 @@ export async function replayRuns(requests: readonly ReplayRequest[], dataConvert
       yield { workflowId: sessionId, history: withProbeTarget(run.history, target) };
     }
   }
+  quietRuntime();
   const replays = Worker.runReplayHistories(
     {
       workflowBundle: { codePath: await forkBundlePath() },
@@ -74,6 +75,21 @@ export async function replayRuns(requests: readonly ReplayRequest[], dataConvert
     if (!input) throw new Error(`The replay of session ${sessionId} (run ${run.runId}) did not start the session workflow.`);
     return { input, startedAtMs: replayed.startedAtMs, turnEnds: [...runStart(input, replayed.startedAtMs), ...replayed.turnEnds] };
   });
+}
+
+/**
+ * A replay worker logs its start and stop at INFO on the process's Temporal runtime: a process that has none yet gets
+ * one that logs warnings and errors only (one installed before is left as it is).
+ */
+function quietRuntime(): void {
+  try {
+    Runtime.install({
+      logger: new DefaultLogger('WARN'),
+      telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }), forward: {} } },
+    });
+  } catch {
+    // The process has its runtime already.
+  }
 }
 
 /** A continued run begins at the turn end its run before ended on: the carried state is that turn end's state. */
