@@ -30,6 +30,12 @@ import { patched } from '@temporalio/workflow';
  * first usage write: two search-attribute writes in one task, which the status rules here exist to avoid.
  */
 
+/*
+ * Forks (issue 30) change no command, so they are not listed: the fork probe (`fork-probe.ts`, called as a run starts
+ * and at each turn end) acts only in a replay whose history's memo names a fork target, and then only calls a sink;
+ * `forked_from` is a new start input that no earlier history holds, read only into the snapshot.
+ */
+
 /** Changes `arborSession` was born with. */
 const arborSessionChanges = [
   'status-running-shown-from-tool-rounds',
