@@ -28,7 +28,15 @@ import { defaultSystemPrompt } from '../src/shared/prompts.js';
 import { toolNames } from '../src/shared/tools/registry.js';
 import { HistoryWatch } from '../src/client/events/history-watch.js';
 import type { ModelSettings } from '../src/activities/model-settings.js';
-import { costUsdKey, parentSessionIdKey, rootSessionIdKey, statusKey, titleKey, totalTokensKey } from '../src/shared/search-attributes.js';
+import {
+  costUsdKey,
+  forkedFromKey,
+  parentSessionIdKey,
+  rootSessionIdKey,
+  statusKey,
+  titleKey,
+  totalTokensKey,
+} from '../src/shared/search-attributes.js';
 import { locateBinary, locateBinaryPath, toSdkExecutable } from '../src/temporal/binaries.js';
 import { devServerTuning } from '../src/temporal/dev-server.js';
 import { workflowBundlerOptions } from '../src/worker/workflow-code.js';
@@ -81,7 +89,7 @@ export async function startDevServer(variant: ServerVariant): Promise<DevServer>
   const env = await TestWorkflowEnvironment.createLocal({
     server: {
       executable: { type: 'existing-path', path: await locateBinaryPath('cli') },
-      searchAttributes: [rootSessionIdKey, parentSessionIdKey, statusKey, titleKey, totalTokensKey, costUsdKey],
+      searchAttributes: [rootSessionIdKey, parentSessionIdKey, statusKey, titleKey, totalTokensKey, costUsdKey, forkedFromKey],
       ...(directory ? { dbFilename: join(directory, 'temporal.db') } : {}),
       // The settings `arbor dev` starts its server with, then BENCH_SERVER_ARGS: more dev server flags, e.g.
       // `--dynamic-config-value history.eventsCacheMaxSizeBytes=524288` (the server's default).

@@ -3,7 +3,7 @@ export { ArborClient, type ArborClientOptions, type ConnectOptions } from './cli
 export { checkSessionId } from './client/session-id.js';
 export { ArborClientError } from './client/errors.js';
 export { listedSessionStatuses, type ListedSessionStatus, type ListSessionsOptions, type SessionSummary } from './client/session-list.js';
-export { SessionHandle, type SendOptions, type SessionHandleOptions, type WaitOptions } from './client/session-handle.js';
+export { SessionHandle, type ForkOptions, type SendOptions, type SessionHandleOptions, type WaitOptions } from './client/session-handle.js';
 export { deliveryModes, type DeliveryMode } from './shared/delivery-modes.js';
 export { UnansweredQueryError } from './client/access/query-failures.js';
 export type { SessionOptions, SessionSnapshot, SessionStatus, TranscriptEntry, SessionResult } from './shared/session.js';

@@ -259,7 +259,7 @@ cmd_register() {
   # Arbor's search attributes (src/shared/search-attributes.ts), one per call.
   local attribute existing
   existing="$(temporal_cli operator search-attribute list --namespace "$NAMESPACE" 2>/dev/null || true)"
-  for attribute in ArborRootSessionId:Keyword ArborParentSessionId:Keyword ArborStatus:Keyword ArborTitle:Text ArborTotalTokens:Int ArborCostUsd:Double; do
+  for attribute in ArborRootSessionId:Keyword ArborParentSessionId:Keyword ArborStatus:Keyword ArborTitle:Text ArborTotalTokens:Int ArborCostUsd:Double ArborForkedFrom:Keyword; do
     grep -q "${attribute%%:*}" <<<"$existing" && continue
     temporal_cli operator search-attribute create --namespace "$NAMESPACE" --name "${attribute%%:*}" --type "${attribute##*:}" >/dev/null
   done

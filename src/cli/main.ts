@@ -16,6 +16,7 @@ import { sendCommand } from './commands/send.js';
 import { executePlanCommand } from './commands/execute-plan.js';
 import { budgetCommand } from './commands/budget.js';
 import { compactCommand } from './commands/compact.js';
+import { forkCommand } from './commands/fork.js';
 import { showCommand } from './commands/show.js';
 import { startCommand } from './commands/start.js';
 import { stopCommand } from './commands/stop.js';
@@ -52,6 +53,7 @@ export function buildProgram(): Command {
     executePlanCommand,
     budgetCommand,
     compactCommand,
+    forkCommand,
     showCommand,
     treeCommand,
     toolsCommand,

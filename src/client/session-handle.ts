@@ -49,6 +49,7 @@ import type { StreamItem } from '../shared/stream.js';
 import { answerQuestionSet, pendingQuestionsOf } from './session-questions.js';
 import { readSessionTranscript, readTranscriptPages } from './access/transcript-pages.js';
 import { SendWindows } from './send-windows.js';
+import { forkTree } from './fork/fork-tree.js';
 import { utf8Length } from '../shared/utf8.js';
 import type { DeliveryMode } from '../shared/delivery-modes.js';
 
@@ -84,6 +85,11 @@ export interface SendOptions {
   mode?: DeliveryMode;
   /** With `mode: 'interrupt'`: stop the session's running sub-agents too (default: they keep running). */
   stopSubAgents?: boolean;
+}
+
+export interface ForkOptions {
+  /** The transcript position to fork at: a number of entries where a turn ended (default: the latest turn end). */
+  at?: number;
 }
 
 export interface SessionHandleOptions {
@@ -226,6 +232,18 @@ export class SessionHandle {
       if (error instanceof WorkflowNotFoundError) throw new ArborClientError(`No session with id ${this.id}.`);
       throw error;
     }
+  }
+
+  /**
+   * A new session that begins with this one's state as it was where its transcript had `at` entries (default: its
+   * latest turn end), and then goes its own way: conversation, todos, plan, goals, task board, loops and the rest.
+   * Sub-agents running then are started again in the new tree from their own state at that time; finished ones are
+   * carried as finished. The state is read from the session's Temporal history by a local replay; this session is
+   * only read. A position past the end or inside a turn, or an unknown session, throws ArborClientError.
+   */
+  async fork(options: ForkOptions = {}): Promise<SessionHandle> {
+    const { session_id } = await forkTree(this.client, this.id, options.at);
+    return new SessionHandle(session_id, this.client, { queryTimeoutMs: this.queryTimeoutMs });
   }
 
   snapshot(): Promise<SessionSnapshot> {

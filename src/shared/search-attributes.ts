@@ -8,6 +8,8 @@ export const titleKey = defineSearchAttributeKey('ArborTitle', SearchAttributeTy
 /** Root sessions: the tokens (prompt + completion) and the cost in US dollars their whole tree has used, as of their last turn. */
 export const totalTokensKey = defineSearchAttributeKey('ArborTotalTokens', SearchAttributeType.INT);
 export const costUsdKey = defineSearchAttributeKey('ArborCostUsd', SearchAttributeType.DOUBLE);
+/** Sessions made by `session.fork()`: the id of the session each was forked from (`ArborForkedFrom = '<id>'` lists a session's forks). */
+export const forkedFromKey = defineSearchAttributeKey('ArborForkedFrom', SearchAttributeType.KEYWORD);
 
 /** Name and Temporal CLI type name of each attribute, for registration (`--search-attribute Name=Type`). */
 export const arborSearchAttributes = [
@@ -17,4 +19,5 @@ export const arborSearchAttributes = [
   { name: titleKey.name, type: 'Text' },
   { name: totalTokensKey.name, type: 'Int' },
   { name: costUsdKey.name, type: 'Double' },
+  { name: forkedFromKey.name, type: 'Keyword' },
 ] as const;

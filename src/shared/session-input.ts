@@ -13,6 +13,10 @@ export const sessionWorkflowInputSchema = lazy(() =>
     ...sessionInputSchema().shape,
     carried: z.looseObject({}).optional().describe('Set by Arbor at continue-as-new: the state of the run before. Never send it.'),
     environment: z.looseObject({}).optional().describe("Set by Arbor for a sub-agent: its parent's environment. Never send it."),
+    forked_from: z
+      .strictObject({ session_id: z.string().min(1), position: z.number().int().min(0) })
+      .optional()
+      .describe('Set by Arbor in a fork (session.fork): the source session and transcript position. Never send it.'),
   }),
 );
 

@@ -240,6 +240,8 @@ export interface RefusedMessage {
 
 export interface SessionInput extends SessionOptions {
   carried?: CarriedState;
+  /** Set by `session.fork()`: where the session was forked from (new data: no history before forks holds it). */
+  forked_from?: ForkOrigin;
   /** Sub-agents of an `arborSession`: where the session runs, from its parent (saves asking the worker). */
   environment?: SessionEnvironment;
 }
@@ -336,6 +338,15 @@ export interface SessionSnapshot {
   profile?: ProfileName;
   /** Tokens and cost: this session's, and at a root its tree's; its budget. Absent from workers older than usage. */
   usage?: UsageSnapshot;
+  /** Set in a session made by `session.fork()`: the session it was forked from, and at which position. */
+  forked_from?: ForkOrigin;
+}
+
+/** Where a forked session came from: the source session and the transcript position it was forked at. */
+export interface ForkOrigin {
+  session_id: string;
+  /** Entries of the source's transcript the fork began with (0: a sub-agent started again from its instruction). */
+  position: number;
 }
 
 /**

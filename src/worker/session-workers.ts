@@ -11,7 +11,7 @@ import { McpServers, type McpServerStatus } from '../mcp/mcp-servers.js';
 import { mcpToolActivity } from '../mcp/tool-activity.js';
 import { openPostgresMemoryStore, type MemoryStoreAccess } from '../client/access/memory-stores.js';
 import type { MemoryStoreSettings } from '../client/access/memory-store-settings.js';
-import { prebuiltWorkflowBundlePath, workflowSourceWorkerOptions } from './workflow-code.js';
+import { prebuiltWorkflowBundlePath, rememberWorkflowBundlePath, workflowSourceWorkerOptions } from './workflow-code.js';
 import type { Tracing } from '../tracing/tracing-state.js';
 
 export interface SessionWorkersOptions {
@@ -58,6 +58,7 @@ export async function createSessionWorkers(options: SessionWorkersOptions): Prom
   const toolQueues = hostToolActivities(options.tools, options.taskQueue);
   const bundlePath = options.workflowBundlePath ?? prebuiltWorkflowBundlePath(options.tracing !== undefined);
   const log = options.log ?? (() => {});
+  if (bundlePath && !options.tracing) rememberWorkflowBundlePath(bundlePath);
   if (options.tracing && options.workflowBundlePath)
     log('tracing: the given workflow bundle is used as it is; workflow spans need one bundled with the tracing interceptors');
   const memoryDatabase = await openMemoryDatabase(options.memoryStore);

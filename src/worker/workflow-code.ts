@@ -28,6 +28,17 @@ export function prebuiltWorkflowBundlePath(traced = false): string | undefined {
   return existsSync(path) ? path : undefined;
 }
 
+let remembered: string | undefined;
+
+/** A worker of this process runs this bundle of Arbor's workflow code (untraced): a fork replays with it too. */
+export function rememberWorkflowBundlePath(path: string): void {
+  remembered = path;
+}
+
+export function rememberedWorkflowBundlePath(): string | undefined {
+  return remembered;
+}
+
 export function prebuiltBundleName(traced: boolean): string {
   return traced ? 'workflow-bundle-traced.js' : 'workflow-bundle.js';
 }

@@ -38,6 +38,10 @@ import { patched } from '@temporalio/workflow';
  *   orders the cancellation commands of a stop differently, so sessions without the key keep the scopes they had;
  * - an interrupt (`mode: 'interrupt'`) cancels that scope, and its turn's end (notice, `turn_interrupted`, sub-agent
  *   cancels with `stop_sub_agents`) follows from it.
+ *
+ * Forks (issue 30) change no command, so they are not listed: the fork probe (`fork-probe.ts`, called as a run starts
+ * and at each turn end) acts only in a replay whose history's memo names a fork target, and then only calls a sink;
+ * `forked_from` is a new start input that no earlier history holds, read only into the snapshot.
  */
 
 /** Changes `arborSession` was born with. */

@@ -2,6 +2,7 @@ import {
   closedStatuses,
   type ChildSession,
   type CarriedState,
+  type ForkOrigin,
   type InboxMessage,
   type MessageState,
   type RefusedMessage,
@@ -76,6 +77,8 @@ export class SessionState {
   readonly deferredTools: DeferredTools;
   /** Tokens and cost spent, the budget, and at a root the tree's reports and allowances. */
   readonly usage: UsageLedger;
+  /** The session this one was forked from, and at which transcript position (the start option `forked_from`). */
+  forkedFrom: ForkOrigin | null = null;
 
   constructor(
     readonly identity: SessionIdentity,
@@ -320,6 +323,7 @@ export class SessionState {
       ...this.deferredTools.snapshot(),
       profile: this.profile,
       usage: this.usage.snapshot(),
+      ...(this.forkedFrom ? { forked_from: this.forkedFrom } : {}),
     };
   }
 

@@ -86,6 +86,7 @@ import {
 import type { SessionWorkflow } from '../shared/workflow-types.js';
 import { arrivedInThisTask, noteArrival } from './arrivals.js';
 import { recordInterruption, TurnInterruption } from './turn-interruption.js';
+import { forkPointReached, forkRunStarted } from './fork-probe.js';
 
 const { prepareSession, describeHostTools } = proxyLocalActivities<Activities>({ startToCloseTimeout: '10 seconds' });
 
@@ -129,6 +130,7 @@ export const sessionWorkflow = (async (input) => {
 }) satisfies SessionWorkflow;
 
 async function runSession(input: SessionInput): Promise<SessionResult> {
+  forkRunStarted(input);
   // Other clients (the Temporal CLI, the Web UI, other SDKs) send what they send: refused input ends the session at
   // once, as a failed workflow that says why, instead of a workflow task failing for ever.
   const problem = sessionInputProblem(input);
@@ -157,6 +159,7 @@ async function runSession(input: SessionInput): Promise<SessionResult> {
   // A run that continues a session is handed the mode the run before it was in (see continueAsNewNow).
   state.workMode = input.work_mode ?? defaultWorkMode;
   state.profile = sessionProfile(input);
+  state.forkedFrom = input.forked_from ?? null;
   if (!input.carried) takeBudget(state, input);
   const interruption = new TurnInterruption(input.interruptible === true);
 
@@ -329,6 +332,7 @@ async function runSession(input: SessionInput): Promise<SessionResult> {
         const continuation = state.goals.afterTurn(state.turn);
         if (continuation && state.inbox.length === 0) state.enqueue(continuation);
       }
+      forkPointReached(state);
       if (state.inbox.length > 0) {
         // Messages keep coming (a flood, or a goal driving turn after turn), so the session is never idle: once the run
         // is long it continues as new between turns all the same, carrying what is queued (once that is small enough).

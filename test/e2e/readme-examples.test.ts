@@ -72,6 +72,17 @@ describe('the README', () => {
     expect(result.stdout.trimEnd().endsWith('[]')).toBe(true);
   });
 
+  it('has a fork example that forks a session at its first turn end and lets the fork go its own way', async () => {
+    const script = `${scratch}/fork.ts`;
+    await writeFile(script, await readmeExample('### Forking a session or a tree'));
+    const result = await runScript(script, { TEMPORAL_ADDRESS: settings.address, ARBOR_TASK_QUEUE: settings.taskQueue }, 120_000);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    // The fork's origin and size (the demo's first turn: the instruction, a todoWrite call, its result, the answer), then its own answer.
+    expect(result.stdout).toMatch(/^\{ session_id: '[0-9a-f-]{36}', position: 4 \} 4 \d+$/m);
+    expect(result.stdout).toContain('You asked: "Make it a rock garden instead"');
+  });
+
   it('has a "Your own tools" example that serves a host tool and gives the demo model its result', async () => {
     const script = `${scratch}/own-tools.ts`;
     await writeFile(script, await readmeExample('## Your own tools'));

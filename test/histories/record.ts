@@ -18,7 +18,7 @@ import { Worker } from '@temporalio/worker';
 import { createActivities } from '../../src/activities/index.js';
 import { SessionHandle } from '../../src/client/session-handle.js';
 import { legacySessionWorkflowType, previousSessionWorkflowType, sessionWorkflowType, type SessionInput } from '../../src/shared/session.js';
-import { costUsdKey, parentSessionIdKey, rootSessionIdKey, statusKey, titleKey, totalTokensKey } from '../../src/shared/search-attributes.js';
+import { costUsdKey, forkedFromKey, parentSessionIdKey, rootSessionIdKey, statusKey, titleKey, totalTokensKey } from '../../src/shared/search-attributes.js';
 import { locateBinaryPath } from '../../src/temporal/binaries.js';
 import { workflowSourceWorkerOptions } from '../../src/worker/workflow-code.js';
 import { FakeOpenAI } from '../support/fake-openai.js';
@@ -39,7 +39,7 @@ import { defaultTitle } from '../../src/shared/titles.js';
 
 const fake = await new FakeOpenAI().start();
 const env = await TestWorkflowEnvironment.createLocal({
-  server: { executable: { type: 'existing-path', path: await locateBinaryPath('cli') }, searchAttributes: [rootSessionIdKey, parentSessionIdKey, statusKey, titleKey, totalTokensKey, costUsdKey] },
+  server: { executable: { type: 'existing-path', path: await locateBinaryPath('cli') }, searchAttributes: [rootSessionIdKey, parentSessionIdKey, statusKey, titleKey, totalTokensKey, costUsdKey, forkedFromKey] },
 });
 
 async function writeHistory(workflowType: string, name: string, json: string) {

@@ -28,15 +28,30 @@ describe('search attribute registration', () => {
       'ArborParentSessionId',
       'ArborTotalTokens',
       'ArborCostUsd',
+      'ArborForkedFrom',
     ]);
     const request = (connection as unknown as { added: { searchAttributes: Record<string, number> }[] }).added[0]!;
     // Keyword 2, Int 3, Double 4 (IndexedValueType).
-    expect(request.searchAttributes).toEqual({ ArborRootSessionId: 2, ArborParentSessionId: 2, ArborTotalTokens: 3, ArborCostUsd: 4 });
+    expect(request.searchAttributes).toEqual({
+      ArborRootSessionId: 2,
+      ArborParentSessionId: 2,
+      ArborTotalTokens: 3,
+      ArborCostUsd: 4,
+      ArborForkedFrom: 2,
+    });
   });
 
   it('does nothing when all are present', async () => {
     const connection = fakeConnection(
-      { ArborStatus: 2, ArborTitle: 1, ArborRootSessionId: 2, ArborParentSessionId: 2, ArborTotalTokens: 3, ArborCostUsd: 4 },
+      {
+        ArborStatus: 2,
+        ArborTitle: 1,
+        ArborRootSessionId: 2,
+        ArborParentSessionId: 2,
+        ArborTotalTokens: 3,
+        ArborCostUsd: 4,
+        ArborForkedFrom: 2,
+      },
       async () => {
         throw new Error('must not be called');
       },
