@@ -213,13 +213,11 @@ export async function bareHostToolWorkflow(input: BareHostToolInput): Promise<vo
 /** A message as an update that returns once it is queued, as the SDK sends a session its messages (`sendMessage`). */
 export const bareFanOutUpdate = defineUpdate<number, [{ run: string; children: number }]>('bareFanOut');
 export const bareFinishedChildrenQuery = defineQuery<number>('bareFinishedChildren');
-/** From a child to its parent as it ends, as a sub-agent tells its parent session. */
-export const bareChildFinishedSignal = defineSignal<[string]>('bareChildFinished');
 
 /** What a fan-out child tells its parent as it ends: what a sub-agent's `subAgentFinished` signal carries. */
 export interface BareChildReport {
   sub_session_id: string;
-  status: 'completed';
+  status: 'completed' | 'stopped';
   final_message: string;
 }
 export const bareChildReportSignal = defineSignal<[BareChildReport]>('bareChildReport');
@@ -287,9 +285,11 @@ export async function bareReportingChildWorkflow(input: FanOutModelCallInput): P
   return report;
 }
 
-async function tellParent(): Promise<void> {
+/** Tells the parent this node has stopped, with a report of the shape a sub-agent sends (its id, status, final message). */
+async function tellParent(finalMessage: string | null): Promise<void> {
   const parent = workflowInfo().parent;
-  if (parent) await getExternalWorkflowHandle(parent.workflowId).signal(bareChildFinishedSignal, workflowInfo().workflowId);
+  const report: BareChildReport = { sub_session_id: workflowInfo().workflowId, status: 'stopped', final_message: finalMessage ?? '' };
+  if (parent) await getExternalWorkflowHandle(parent.workflowId).signal(bareChildReportSignal, report);
 }
 
 /* ---------- B5: cancelling a tree of workflows (bench/stop-tree.ts) ---------- */
@@ -300,13 +300,13 @@ async function tellParent(): Promise<void> {
  * ends: leaves first, as Arbor stops a tree.
  */
 export async function bareTreeWorkflow(fanout: number[]): Promise<void> {
-  setHandler(bareChildFinishedSignal, () => undefined);
+  setHandler(bareChildReportSignal, () => undefined);
   const [width, ...below] = fanout;
   if (width === undefined) {
     try {
       await sleep('1 hour');
     } catch (error) {
-      if (isCancellation(error)) await CancellationScope.nonCancellable(tellParent);
+      if (isCancellation(error)) await CancellationScope.nonCancellable(() => tellParent(null));
       throw error;
     }
     return;
@@ -328,7 +328,7 @@ export async function bareTreeWorkflow(fanout: number[]): Promise<void> {
     if (isCancellation(error)) {
       await CancellationScope.nonCancellable(async () => {
         await Promise.allSettled(handles.map((handle) => handle.result()));
-        await tellParent();
+        await tellParent('spawned');
       });
     }
     throw error;
