@@ -46,6 +46,7 @@ import {
 } from './harness.js';
 import { ratio, summary, verdict } from './stats.js';
 import { childStartProfile, historyProfile } from './history-profile.js';
+import { parentSessionIdKey, rootSessionIdKey, statusKey, titleKey } from '../src/shared/search-attributes.js';
 import { recordedRequestReply } from './recorded-request.js';
 
 quietRuntime();
@@ -197,17 +198,33 @@ async function arborFanOut(
 }
 
 /** The floor's sample, sending the model requests of Arbor's sample `label`. */
-async function floorFanOut(children: number, label: string, profiled = false) {
-  const parent = await env.client.workflow.start('bareFanOutWorkflow', { taskQueue: 'bench-bare', workflowId: `bare-fanout-${label}` });
+/** BENCH_FLOOR_EXTRAS=1: each sample also runs the floor with what Arbor's child start carries beyond the floor's. */
+const floorExtras = process.env.BENCH_FLOOR_EXTRAS === '1';
+const startExtras = (parentId: string) => ({
+  searchAttributes: {
+    [parentSessionIdKey.name]: [parentId],
+    [rootSessionIdKey.name]: [parentId],
+    [statusKey.name]: ['running'],
+    [titleKey.name]: ['child'],
+  },
+  // Brings the child's start input from the floor's 77 bytes to Arbor's 637.
+  padding: 'x'.repeat(540),
+});
+
+async function floorFanOut(children: number, label: string, profiled = false, extras = false) {
+  const parentId = `bare-fanout-${label}${extras ? '-extras' : ''}`;
+  const parent = await env.client.workflow.start('bareFanOutWorkflow', { taskQueue: 'bench-bare', workflowId: parentId });
   await waitFor(async () => (await parent.describe()).historyLength >= 4, 5);
   const start = performance.now();
   const startUs = nowUs();
   const meter = await cpuMeter();
-  await parent.executeUpdate(bareFanOutUpdate, { args: [{ run: label, children }] });
+  await parent.executeUpdate(bareFanOutUpdate, {
+    args: [{ run: label, children, ...(extras ? { startExtras: startExtras(parentId) } : {}) }],
+  });
   await waitFor(async () => (await parent.query(bareFinishedChildrenQuery)) === children, pollMs(children));
   const elapsed = performance.now() - start;
   const cpu = await meter.read();
-  phases.push({ side: 'floor', children, start_us: startUs, end_us: nowUs() });
+  if (!extras) phases.push({ side: 'floor', children, start_us: startUs, end_us: nowUs() });
   const timeline = await parentTimeline(env.client, parent.workflowId, parent.firstExecutionRunId, 'bareFanOut', 'bareChildReport');
   const stored: StoredProfile | undefined = profiled
     ? {
@@ -217,7 +234,7 @@ async function floorFanOut(children: number, label: string, profiled = false) {
       }
     : undefined;
   await parent.terminate();
-  captured.delete(label);
+  if (extras || !floorExtras) captured.delete(label);
   return { ms: timeline.last_report_ms, seen_ms: elapsed, cpu, timeline, stored };
 }
 
@@ -233,6 +250,8 @@ const results = await arborWorker.runUntil(() =>
       const floor: Omit<Awaited<ReturnType<typeof floorFanOut>>, 'stored'>[] = [];
       const trouble = [];
       let stored: { arbor?: StoredProfile; floor?: StoredProfile } = {};
+      const withExtras: Omit<Awaited<ReturnType<typeof floorFanOut>>, 'stored'>[] = [];
+      let extrasStarts: StoredProfile['child_starts'] | undefined;
       for (let i = 0; i < step.samples; i++) {
         console.log(`fan-out of ${step.children}: sample ${i + 1} of ${step.samples}`);
         const label = `${step.children}-${i}-${Date.now()}`;
@@ -243,6 +262,12 @@ const results = await arborWorker.runUntil(() =>
         await sleep(500);
         const { stored: floorStored, ...floorSample } = await floorFanOut(step.children, label, last);
         floor.push(floorSample);
+        if (floorExtras) {
+          await sleep(500);
+          const { stored: extrasStored, ...extrasSample } = await floorFanOut(step.children, label, last, true);
+          withExtras.push(extrasSample);
+          if (last) extrasStarts = extrasStored?.child_starts;
+        }
         if (last) stored = { arbor: arborStored, floor: floorStored };
         await sleep(500);
       }
@@ -274,6 +299,17 @@ const results = await arborWorker.runUntil(() =>
         },
         root_history: trouble,
         stored_last_sample: stored,
+        floor_with_start_extras: floorExtras
+          ? {
+              all_finished_ms: summary(withExtras.map((sample) => sample.ms)),
+              ratio_to_floor_p50: ratio(summary(withExtras.map((sample) => sample.ms)).p50, floorSummary.p50),
+              cpu_ms_per_child: cpuPerUnit(
+                withExtras.map((sample) => sample.cpu),
+                step.children,
+              ),
+              child_starts: extrasStarts,
+            }
+          : undefined,
         timelines: { arbor: arbor.map((sample) => sample.timeline), floor: floor.map((sample) => sample.timeline) },
       });
     }
@@ -319,6 +355,15 @@ for (const row of results) {
   );
   console.log(
     `  one sub-agent's events by type: Arbor ${JSON.stringify(arbor?.one_child.by_type)}; floor ${JSON.stringify(floor?.one_child.by_type)}`,
+  );
+}
+for (const row of results) {
+  const extras = row.floor_with_start_extras;
+  if (!extras) continue;
+  console.log(
+    `B4 fan-out of ${row.children}, the floor with Arbor's child start extras (${extras.child_starts?.initiated_event_bytes} bytes a start event): ` +
+      `${extras.all_finished_ms.p50} ms at p50, ${extras.ratio_to_floor_p50}x the plain floor; worker CPU ${extras.cpu_ms_per_child.worker} ms per child ` +
+      `(plain ${row.worker_cpu_ms_per_child.floor}), server CPU ${extras.cpu_ms_per_child.server} (plain ${row.server_cpu_ms_per_child.floor})`,
   );
 }
 if (process.env.BENCH_PHASES) await writeFile(process.env.BENCH_PHASES, JSON.stringify(phases));

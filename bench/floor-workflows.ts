@@ -211,7 +211,17 @@ export async function bareHostToolWorkflow(input: BareHostToolInput): Promise<vo
 /* ---------- B4: fan-out to child workflows (bench/fan-out.ts) ---------- */
 
 /** A message as an update that returns once it is queued, as the SDK sends a session its messages (`sendMessage`). */
-export const bareFanOutUpdate = defineUpdate<number, [{ run: string; children: number }]>('bareFanOut');
+export const bareFanOutUpdate = defineUpdate<number, [BareFanOutMessage]>('bareFanOut');
+
+export interface BareFanOutMessage {
+  run: string;
+  children: number;
+  /**
+   * Issue 32's experiment: what Arbor's child start carries beyond the floor's, put on the floor's child starts (the
+   * four search attributes a sub-agent starts with, and padding that brings the start input to the size of Arbor's).
+   */
+  startExtras?: { searchAttributes: Record<string, string[]>; padding: string };
+}
 export const bareFinishedChildrenQuery = defineQuery<number>('bareFinishedChildren');
 
 /** What a fan-out child tells its parent as it ends: what a sub-agent's `subAgentFinished` signal carries. */
@@ -230,6 +240,7 @@ export interface FanOutModelCallInput {
   run: string;
   child?: number;
   step: number;
+  padding?: string;
 }
 
 const { fanOutModelCall } = proxyActivities<{ fanOutModelCall(input: FanOutModelCallInput): Promise<FloorModelReply> }>(modelCallOptions);
@@ -240,7 +251,7 @@ const { fanOutModelCall } = proxyActivities<{ fanOutModelCall(input: FanOutModel
  * batch of such reports, makes a model call: the work Arbor does to tell its model that sub-agents have finished.
  */
 export async function bareFanOutWorkflow(): Promise<void> {
-  const inbox: { run: string; children: number }[] = [];
+  const inbox: BareFanOutMessage[] = [];
   const reports: BareChildReport[] = [];
   let unannounced = 0;
   setHandler(bareFanOutUpdate, (message) => inbox.push(message));
@@ -252,7 +263,7 @@ export async function bareFanOutWorkflow(): Promise<void> {
   const { workflowId } = workflowInfo();
   for (let round = 0; ; round++) {
     await condition(() => inbox.length > 0);
-    const { run, children } = inbox.shift()!;
+    const { run, children, startExtras } = inbox.shift()!;
     const target = reports.length + children;
     let step = 0;
     await fanOutModelCall({ run, step: step++ });
@@ -260,8 +271,9 @@ export async function bareFanOutWorkflow(): Promise<void> {
       Array.from({ length: children }, (_, index) =>
         startChild(bareReportingChildWorkflow, {
           workflowId: `${workflowId}.${round}.${index}`,
-          args: [{ run, child: index, step: 0 }],
+          args: [{ run, child: index, step: 0, ...(startExtras ? { padding: startExtras.padding } : {}) }],
           parentClosePolicy: ParentClosePolicy.ABANDON,
+          ...(startExtras ? { searchAttributes: startExtras.searchAttributes } : {}),
         }),
       ),
     );
@@ -277,7 +289,7 @@ export async function bareFanOutWorkflow(): Promise<void> {
 }
 
 /** A child that makes one model call, tells its parent its answer, and ends with it. */
-export async function bareReportingChildWorkflow(input: FanOutModelCallInput): Promise<BareChildReport> {
+export async function bareReportingChildWorkflow({ padding: _padding, ...input }: FanOutModelCallInput): Promise<BareChildReport> {
   const reply = await fanOutModelCall(input);
   const report: BareChildReport = { sub_session_id: workflowInfo().workflowId, status: 'completed', final_message: reply.content ?? '' };
   const parent = workflowInfo().parent;
