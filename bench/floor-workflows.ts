@@ -211,15 +211,23 @@ export async function bareHostToolWorkflow(input: BareHostToolInput): Promise<vo
 /* ---------- B4: fan-out to child workflows (bench/fan-out.ts) ---------- */
 
 /** A message as an update that returns once it is queued, as the SDK sends a session its messages (`sendMessage`). */
-export const bareFanOutUpdate = defineUpdate<number, [{ run: string; children: number }]>('bareFanOut');
+export const bareFanOutUpdate = defineUpdate<number, [BareFanOutMessage]>('bareFanOut');
+
+export interface BareFanOutMessage {
+  run: string;
+  children: number;
+  /**
+   * Issue 32's experiment: what Arbor's child start carries beyond the floor's, put on the floor's child starts (the
+   * four search attributes a sub-agent starts with, and padding that brings the start input to the size of Arbor's).
+   */
+  startExtras?: { searchAttributes: Record<string, string[]>; padding: string };
+}
 export const bareFinishedChildrenQuery = defineQuery<number>('bareFinishedChildren');
-/** From a child to its parent as it ends, as a sub-agent tells its parent session. */
-export const bareChildFinishedSignal = defineSignal<[string]>('bareChildFinished');
 
 /** What a fan-out child tells its parent as it ends: what a sub-agent's `subAgentFinished` signal carries. */
 export interface BareChildReport {
   sub_session_id: string;
-  status: 'completed';
+  status: 'completed' | 'stopped';
   final_message: string;
 }
 export const bareChildReportSignal = defineSignal<[BareChildReport]>('bareChildReport');
@@ -232,6 +240,7 @@ export interface FanOutModelCallInput {
   run: string;
   child?: number;
   step: number;
+  padding?: string;
 }
 
 const { fanOutModelCall } = proxyActivities<{ fanOutModelCall(input: FanOutModelCallInput): Promise<FloorModelReply> }>(modelCallOptions);
@@ -242,7 +251,7 @@ const { fanOutModelCall } = proxyActivities<{ fanOutModelCall(input: FanOutModel
  * batch of such reports, makes a model call: the work Arbor does to tell its model that sub-agents have finished.
  */
 export async function bareFanOutWorkflow(): Promise<void> {
-  const inbox: { run: string; children: number }[] = [];
+  const inbox: BareFanOutMessage[] = [];
   const reports: BareChildReport[] = [];
   let unannounced = 0;
   setHandler(bareFanOutUpdate, (message) => inbox.push(message));
@@ -254,7 +263,7 @@ export async function bareFanOutWorkflow(): Promise<void> {
   const { workflowId } = workflowInfo();
   for (let round = 0; ; round++) {
     await condition(() => inbox.length > 0);
-    const { run, children } = inbox.shift()!;
+    const { run, children, startExtras } = inbox.shift()!;
     const target = reports.length + children;
     let step = 0;
     await fanOutModelCall({ run, step: step++ });
@@ -262,8 +271,9 @@ export async function bareFanOutWorkflow(): Promise<void> {
       Array.from({ length: children }, (_, index) =>
         startChild(bareReportingChildWorkflow, {
           workflowId: `${workflowId}.${round}.${index}`,
-          args: [{ run, child: index, step: 0 }],
+          args: [{ run, child: index, step: 0, ...(startExtras ? { padding: startExtras.padding } : {}) }],
           parentClosePolicy: ParentClosePolicy.ABANDON,
+          ...(startExtras ? { searchAttributes: startExtras.searchAttributes } : {}),
         }),
       ),
     );
@@ -279,7 +289,7 @@ export async function bareFanOutWorkflow(): Promise<void> {
 }
 
 /** A child that makes one model call, tells its parent its answer, and ends with it. */
-export async function bareReportingChildWorkflow(input: FanOutModelCallInput): Promise<BareChildReport> {
+export async function bareReportingChildWorkflow({ padding: _padding, ...input }: FanOutModelCallInput): Promise<BareChildReport> {
   const reply = await fanOutModelCall(input);
   const report: BareChildReport = { sub_session_id: workflowInfo().workflowId, status: 'completed', final_message: reply.content ?? '' };
   const parent = workflowInfo().parent;
@@ -287,9 +297,11 @@ export async function bareReportingChildWorkflow(input: FanOutModelCallInput): P
   return report;
 }
 
-async function tellParent(): Promise<void> {
+/** Tells the parent this node has stopped, with a report of the shape a sub-agent sends (its id, status, final message). */
+async function tellParent(finalMessage: string | null): Promise<void> {
   const parent = workflowInfo().parent;
-  if (parent) await getExternalWorkflowHandle(parent.workflowId).signal(bareChildFinishedSignal, workflowInfo().workflowId);
+  const report: BareChildReport = { sub_session_id: workflowInfo().workflowId, status: 'stopped', final_message: finalMessage ?? '' };
+  if (parent) await getExternalWorkflowHandle(parent.workflowId).signal(bareChildReportSignal, report);
 }
 
 /* ---------- B5: cancelling a tree of workflows (bench/stop-tree.ts) ---------- */
@@ -300,13 +312,13 @@ async function tellParent(): Promise<void> {
  * ends: leaves first, as Arbor stops a tree.
  */
 export async function bareTreeWorkflow(fanout: number[]): Promise<void> {
-  setHandler(bareChildFinishedSignal, () => undefined);
+  setHandler(bareChildReportSignal, () => undefined);
   const [width, ...below] = fanout;
   if (width === undefined) {
     try {
       await sleep('1 hour');
     } catch (error) {
-      if (isCancellation(error)) await CancellationScope.nonCancellable(tellParent);
+      if (isCancellation(error)) await CancellationScope.nonCancellable(() => tellParent(null));
       throw error;
     }
     return;
@@ -328,7 +340,7 @@ export async function bareTreeWorkflow(fanout: number[]): Promise<void> {
     if (isCancellation(error)) {
       await CancellationScope.nonCancellable(async () => {
         await Promise.allSettled(handles.map((handle) => handle.result()));
-        await tellParent();
+        await tellParent('spawned');
       });
     }
     throw error;

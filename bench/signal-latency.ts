@@ -1,19 +1,23 @@
 /**
  * B3 of issue 9: from a user message (a signal) to the model call starting, i.e. from `session.send` to the fake
- * model server receiving the request. The floor: a bare workflow that, on a signal, runs an activity making the same
- * model call (bench/floor-workflows.ts, bareTurnWorkflow). The zero line: the model call made in process. Samples
- * alternate Arbor and floor; each waits for the turn to end before the next message.
+ * model server receiving the request. The floor: a bare workflow that, on an update (as the SDK sends a message), runs an
+ * activity making the same model call (bench/floor-workflows.ts, bareTurnWorkflow): the request Arbor's session sent
+ * for the same turn (system prompt, tool specs, conversation, streamed), read to its end as Arbor reads it. The zero
+ * line: the model call made in process. Samples alternate Arbor and floor; each waits for the turn to end before the
+ * next message.
  *   npx tsx bench/signal-latency.ts [samples] [--sqlite] [--no-search-attributes]
  */
 import { SessionHandle } from '../src/client/session-handle.js';
 import { sessionWorkflowType } from '../src/shared/session.js';
 import { bareMessageUpdate, bareTurnsQuery } from './floor-workflows.js';
+import type OpenAI from 'openai';
+import { recordedRequestReply } from './recorded-request.js';
 import {
-  bareModelActivities,
   benchArgs,
   createArborBenchWorker,
   createFloorWorker,
   historyTrouble,
+  lastMessage,
   loadAverage,
   quietRuntime,
   resultName,
@@ -24,6 +28,7 @@ import {
   writeResults,
 } from './harness.js';
 import { percentiles, ratio, verdict } from './stats.js';
+import type { RecordedRequest } from '../test/support/fake-openai.js';
 
 quietRuntime();
 const args = benchArgs();
@@ -34,15 +39,28 @@ const loadAtStart = loadAverage();
 // The moment the fake model receives a request (its body read), for whoever waits for it.
 let arrival: ((at: number) => void) | undefined;
 const nextArrival = () => new Promise<number>((resolve) => (arrival = resolve));
-const model = await startFakeModel(() => {
+// Arbor's request of each turn, by its message, which the floor's model call of the same turn sends again.
+const arborRequests = new Map<string, RecordedRequest['body']>();
+const model = await startFakeModel((request) => {
   arrival?.(performance.now());
   arrival = undefined;
+  const last = lastMessage(request);
+  if (last?.role === 'user' && typeof last.content === 'string' && !arborRequests.has(last.content))
+    arborRequests.set(last.content, request.body);
   return { content: 'ok' };
 });
 const server = await startDevServer(args.server);
 const { env } = server;
 const arborWorker = await createArborBenchWorker(env, model, 'bench-arbor', { searchAttributes: args.searchAttributes });
-const floorWorker = await createFloorWorker(env, 'bench-bare', bareModelActivities(model));
+const floorWorker = await createFloorWorker(env, 'bench-bare', {
+  async bareModelCall(text: string): Promise<string> {
+    const body = arborRequests.get(text);
+    if (!body) throw new Error(`no request of Arbor's turn "${text}" was recorded`);
+    const reply = await recordedRequestReply(model.openai, body as OpenAI.Chat.ChatCompletionCreateParams);
+    arborRequests.delete(text);
+    return reply.content ?? '';
+  },
+});
 
 const measured = await arborWorker.runUntil(() => floorWorker.runUntil(measure));
 async function measure() {
@@ -55,6 +73,7 @@ async function measure() {
     await call;
     if (i >= warmup) inProcess.push(at - start);
   }
+  arborRequests.clear();
 
   const sessionId = `bench-signal-${Date.now()}`;
   const started = await env.client.workflow.start(sessionWorkflowType, {
