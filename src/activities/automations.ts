@@ -16,14 +16,16 @@ export interface AutomationCall {
   owner: string;
   operation: AutomationOperation;
   call_key?: string;
+  /** The calling session shows neutral titles: so do the automations it creates. */
+  neutral_titles?: true;
 }
 
 /** The automation tools' activity: schedules and runs on the worker's own task queue, for the calling session's owner. */
 export function createAutomationActivities(client: Client) {
   return {
     /** `call_key` is fixed per tool call (absent in calls scheduled before it was), so a retried create makes one automation. */
-    async automationCall({ owner, operation, call_key }: AutomationCall): Promise<ToolReply<unknown>> {
-      const automations = createAutomations(client, Context.current().info.taskQueue);
+    async automationCall({ owner, operation, call_key, neutral_titles }: AutomationCall): Promise<ToolReply<unknown>> {
+      const automations = createAutomations(client, Context.current().info.taskQueue, { neutralTitles: neutral_titles === true });
       try {
         switch (operation.op) {
           case 'create':

@@ -144,7 +144,7 @@ export class ArborClient {
 
   /** The automations of an owner (default `default`): scheduled runs, each a new session. */
   automations(owner = defaultOwner): AutomationsHandle {
-    return new AutomationsHandle(owner, this.temporal, this.taskQueue);
+    return new AutomationsHandle(owner, this.temporal, this.taskQueue, { neutralTitles: this.handleOptions.neutralTitles === true });
   }
 
   async close(): Promise<void> {

@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type { z } from 'zod';
-import { AutomationError, createAutomations, type Automations } from './access/automations.js';
+import { AutomationError, createAutomations, type Automations, type AutomationsOptions } from './access/automations.js';
 import { ArborClientError } from './errors.js';
 import { approvalPolicies, type ApprovalPolicy } from '../shared/approvals.js';
 import { checkOwner, parseClientInput } from './input.js';
@@ -23,9 +23,10 @@ export class AutomationsHandle {
     readonly owner: string,
     client: Client,
     taskQueue: string,
+    options: AutomationsOptions = {},
   ) {
     checkOwner(owner);
-    this.automations = createAutomations(client, taskQueue);
+    this.automations = createAutomations(client, taskQueue, options);
   }
 
   /**

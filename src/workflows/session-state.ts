@@ -51,6 +51,8 @@ export class SessionState {
   lastError: string | null = null;
   /** What a host tool call that needs approval does (the session option `approval`, handed to sub-agents). */
   approvalPolicy: ApprovalPolicy = 'ask';
+  /** Started with `neutral_titles`: what it makes that Temporal shows unencrypted (sub-agents, automations) has no title. */
+  neutralTitles = false;
   /** Plan or Execute mode (the session option `work_mode`; `executePlan` switches Plan to Execute). */
   workMode: WorkMode = defaultWorkMode;
   /** Whose tools the model is shown (the session option `profile`, handed to sub-agents); see session-profile.ts. */

@@ -156,6 +156,7 @@ async function runSession(input: SessionInput): Promise<SessionResult> {
   );
   // Sessions that end when done (automation runs) run unattended: nobody is there to approve a call.
   state.approvalPolicy = input.approval ?? (input.ends_when_done ? 'deny' : 'ask');
+  state.neutralTitles = input.neutral_titles === true;
   // A run that continues a session is handed the mode the run before it was in (see continueAsNewNow).
   state.workMode = input.work_mode ?? defaultWorkMode;
   state.profile = sessionProfile(input);
@@ -236,6 +237,7 @@ async function runSession(input: SessionInput): Promise<SessionResult> {
       historyLimit: input.history_limit,
       subAgentBudget: input.sub_agent_budget,
       neutralTitles: input.neutral_titles,
+      interruptible: input.interruptible,
     },
     (child) => stream.push({ type: 'sub_agent_started', turn: state.turn, ...child }),
   );

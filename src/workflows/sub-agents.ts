@@ -58,6 +58,8 @@ export interface SubAgentLimits {
   subAgentBudget?: { max_tokens?: number | undefined; max_cost_usd?: number | undefined } | undefined;
   /** The session's `neutral_titles`, handed down: sub-agents show the neutral title where Temporal shows it in the clear. */
   neutralTitles?: boolean | undefined;
+  /** The session's turns may be interrupted: so may its sub-agents' (a sub-agent of such a session is new data). */
+  interruptible?: boolean | undefined;
 }
 
 /**
@@ -137,6 +139,7 @@ export class SubAgents {
       ...(hasBuiltInChanges() ? { environment: environmentFor(this.state.settings, request.model) } : {}),
       ...this.budgetOfChild(),
       ...(this.limits.neutralTitles ? { neutral_titles: true as const } : {}),
+      ...(this.limits.interruptible ? { interruptible: true } : {}),
     };
     // Only for a session given `neutral_titles`, an input no recorded history holds: no patch needed.
     const visibleTitle = this.limits.neutralTitles ? neutralTitle : request.title;

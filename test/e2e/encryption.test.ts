@@ -283,6 +283,51 @@ describe('encrypted payloads (dev server, in-process workers, fake model, Tempor
     }
   });
 
+  it('names no title in the schedule of an automation made with neutral titles, nor in what its runs show Temporal', async () => {
+    await startWorker(withKeys(k1));
+    const neutral = await ArborClient.fromSettings(withKeys(k1), { neutralTitles: true });
+    try {
+      const tag = randomUUID().slice(0, 6);
+      const title = `Heron tally ${tag}`;
+      const prompt = `Tally the violet herons ${tag}.`;
+      model.script(prompt, { content: `Tallied ${tag}.` });
+      const automations = neutral.automations(owner);
+      const created = await automations.create({
+        title,
+        prompt,
+        timezone: 'Europe/Berlin',
+        start_local: '2099-01-01T12:00',
+        recurrence: 'daily',
+      });
+      expect(created.title).toBe(title);
+      const raw = await temporalOk(
+        ['schedule', 'describe', '--schedule-id', created.automation_id, '--output', 'json'],
+        undefined,
+        base.address,
+      );
+      expect(secretsIn(raw, [title, tag])).toEqual([]);
+
+      const { run_id } = await automations.run(created.automation_id);
+      expect((await automations.waitRun(run_id)).final_message).toBe(`Tallied ${tag}.`);
+      const described = await neutral.temporal.workflow.getHandle(run_id).describe();
+      expect(described.typedSearchAttributes.get(titleKey)).toBe('Arbor session');
+      expect(await described.staticSummary()).toBe('Arbor session');
+      expect(secretsIn(await rawHistory(run_id), [title, tag])).toEqual([]);
+      // Kept neutral when a client without the option changes it.
+      const plainClient = await ArborClient.fromSettings(withKeys(k1));
+      await plainClient.automations(owner).update({ automation_id: created.automation_id, prompt: `${prompt} Again.` });
+      await plainClient.close();
+      const updated = await temporalOk(
+        ['schedule', 'describe', '--schedule-id', created.automation_id, '--output', 'json'],
+        undefined,
+        base.address,
+      );
+      expect(secretsIn(updated, [title, tag])).toEqual([]);
+    } finally {
+      await neutral.close();
+    }
+  });
+
   it('says with arbor doctor whether payloads are encrypted, and refuses a bad key list at startup', async () => {
     const env = { TEMPORAL_ADDRESS: base.address, ARBOR_TASK_QUEUE: base.taskQueue };
     // Three CLI processes at once: each takes seconds to start on a loaded machine.

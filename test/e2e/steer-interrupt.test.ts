@@ -106,6 +106,34 @@ describe('steering and interrupting a running turn', () => {
     never.open();
   });
 
+  it("interrupts a sub-agent's own turn when the message is sent to the sub-agent, which then answers it and reports", async () => {
+    const instruction = 'Delegate the meadow survey to a helper.';
+    const subInstruction = 'Survey the meadow.';
+    const never = gate();
+    model
+      .script(
+        instruction,
+        call('subAgent', { title: 'Meadow surveyor', instruction: subInstruction, mode: 'async' }),
+        { content: 'Delegated.' },
+        { content: 'The surveyor counted three hares.' },
+      )
+      .script(subInstruction, { content: 'A survey that never ends.', after: never.opened }, { content: 'Three hares.' });
+    const session = await servers.client.startSession({ instruction });
+    await waitUntil(() => fake.requestsFor(subInstruction).length === 1, 30_000);
+    const hanging = fake.requestsFor(subInstruction)[0]!;
+    const childId = (await session.snapshot()).children[0]!.sub_session_id;
+
+    await servers.client.session(childId).send('Just count the hares.', { mode: 'interrupt' });
+    await waitUntil(() => fake.requestsFor(subInstruction).length === 2, 30_000);
+    expect(userTexts(fake.requestsFor(subInstruction)[1]!).at(-1)).toBe('Just count the hares.');
+    await waitUntil(() => hanging.abortedAt !== undefined, 10_000);
+    await waitUntil(async () => (await session.snapshot()).turn === 2, 60_000);
+    const done = await session.waitUntilIdle({ timeoutMs: 60_000 });
+    expect(done.children).toEqual([expect.objectContaining({ status: 'completed', final_message: 'Three hares.' })]);
+    expect(done.last_message?.content).toBe('The surveyor counted three hares.');
+    never.open();
+  });
+
   it('ends a turn waiting on a sync sub-agent at an interrupt, and stops the sub-agent when the message asks it to', async () => {
     const instruction = 'Delegate the count and wait for it.';
     const never = gate();

@@ -1,3 +1,4 @@
+import { neutralTitle } from '../../shared/neutral-title.js';
 import { createHash, randomUUID } from 'node:crypto';
 import {
   ScheduleAlreadyRunning,
@@ -38,6 +39,13 @@ interface AutomationMemo {
   approval?: ApprovalPolicy;
   /** The runs' tool profile; absent (automations from before profiles): `all`. */
   profile?: ProfileName;
+  /** Made with neutral titles: the schedule's note, its runs' summaries and ArborTitle name no title (kept on update). */
+  neutral_titles?: true;
+}
+
+export interface AutomationsOptions {
+  /** Automations created here show no title where Temporal keeps it unencrypted (see ArborClientOptions). */
+  neutralTitles?: boolean;
 }
 
 const memoKey = 'arbor_automation';
@@ -55,7 +63,7 @@ export class AutomationError extends Error {
  * Automations: each is a Temporal Schedule (id = automation_id, visible on the Web UI's Schedules page) whose action
  * starts a new root session that ends after its work. Every operation is limited to the owner's own automations.
  */
-export function createAutomations(client: Client, taskQueue: string) {
+export function createAutomations(client: Client, taskQueue: string, options: AutomationsOptions = {}) {
   const runInput = (memo: AutomationMemo): SessionInput => ({
     instruction: memo.prompt,
     title: memo.title,
@@ -66,6 +74,7 @@ export function createAutomations(client: Client, taskQueue: string) {
     approval: memo.approval ?? 'deny',
     // Automations from before profiles name none, and their runs have `all`, as they had.
     ...(memo.profile ? { profile: memo.profile } : {}),
+    ...(memo.neutral_titles ? { neutral_titles: true as const } : {}),
   });
 
   const action = (automationId: string, memo: AutomationMemo): ScheduleOptionsStartWorkflowAction<SessionWorkflow> => ({
@@ -74,7 +83,7 @@ export function createAutomations(client: Client, taskQueue: string) {
     workflowId: runIdOf(automationId, 'scheduled'),
     taskQueue,
     args: [runInput(memo)],
-    staticSummary: memo.title,
+    staticSummary: memo.neutral_titles ? neutralTitle : memo.title,
     // The automation's settings travel with the action, which (unlike the schedule's own memo) an update can change.
     memo: { [memoKey]: memo },
   });
@@ -156,7 +165,10 @@ export function createAutomations(client: Client, taskQueue: string) {
       spec,
       action: action(automationId, memo),
       policies: { overlap: ScheduleOverlapPolicy.BUFFER_ONE, catchupWindow: '1 minute' },
-      state: { note: `Arbor automation "${memo.title}" of ${memo.owner}`, ...(once ? { remainingActions: 1 } : {}) },
+      state: {
+        note: memo.neutral_titles ? 'Arbor automation' : `Arbor automation "${memo.title}" of ${memo.owner}`,
+        ...(once ? { remainingActions: 1 } : {}),
+      },
       memo: { [ownerKey]: memo.owner },
     });
   }
@@ -172,7 +184,12 @@ export function createAutomations(client: Client, taskQueue: string) {
       key?: string,
     ): Promise<Automation> {
       const automationId = `${automationIdPrefix}${key === undefined ? randomUUID() : uuidFromKey(key)}`;
-      const memo: AutomationMemo = { owner, ...args, tools: args.tools ?? [] };
+      const memo: AutomationMemo = {
+        owner,
+        ...args,
+        tools: args.tools ?? [],
+        ...(options.neutralTitles ? { neutral_titles: true as const } : {}),
+      };
       const { spec, once } = timing(memo);
       try {
         await createSchedule(automationId, memo, spec, once);

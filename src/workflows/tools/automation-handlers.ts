@@ -11,5 +11,6 @@ const waiting = proxyActivities<Activities>({ startToCloseTimeout: '7 days', hea
 /** Automations belong to the session's owner; every call is limited to theirs. */
 export async function automationTool(operation: AutomationOperation, { state, stepKey }: ToolContext): Promise<string> {
   const call = operation.op === 'run_wait' ? waiting.automationCall : quick.automationCall;
-  return replyText(await call({ owner: state.identity.owner, operation, call_key: `${state.identity.session_id}/${stepKey}` }));
+  const neutral = state.neutralTitles ? { neutral_titles: true as const } : {};
+  return replyText(await call({ owner: state.identity.owner, operation, call_key: `${state.identity.session_id}/${stepKey}`, ...neutral }));
 }
