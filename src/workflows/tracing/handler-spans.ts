@@ -1,6 +1,7 @@
 import { context, propagation, SpanStatusCode, trace, type Context, type Span, type Tracer } from '@opentelemetry/api';
 import type { IdGenerator } from '@opentelemetry/sdk-trace-base';
 import { defaultPayloadConverter, type Headers } from '@temporalio/common';
+import { hex32 } from './span-ids.js';
 
 /** The header @temporalio/interceptors-opentelemetry carries a caller's trace context in. */
 const traceHeader = '_tracer-data';
@@ -64,18 +65,6 @@ export class CallerDerivedSpanIds implements IdGenerator {
   }
 
   generateSpanId(): string {
-    return mix(this.seed, 0x9e3779b9) + mix(this.seed, 0x85ebca6b);
+    return hex32(this.seed, 0x9e3779b9) + hex32(this.seed, 0x85ebca6b);
   }
-}
-
-function mix(text: string, offset: number): string {
-  let hash = offset >>> 0;
-  for (let index = 0; index < text.length; index++) {
-    hash ^= text.charCodeAt(index);
-    hash = Math.imul(hash, 0x01000193) >>> 0;
-  }
-  hash ^= hash >>> 15;
-  hash = Math.imul(hash, 0x2c1b3c6d) >>> 0;
-  hash ^= hash >>> 12;
-  return (hash >>> 0).toString(16).padStart(8, '0');
 }

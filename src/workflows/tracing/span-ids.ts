@@ -26,7 +26,8 @@ export class RunSpanIds implements IdGenerator {
   }
 }
 
-function hex32(text: string, offset: number): string {
+/** 8 hex digits: a 32-bit FNV-1a hash of `text` from `offset`, with a final mix. */
+export function hex32(text: string, offset: number): string {
   let hash = offset >>> 0;
   for (let index = 0; index < text.length; index++) {
     hash ^= text.charCodeAt(index);
