@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startConsoleServer, type ConsoleServer } from '../../src/console/server.js';
 import { createTestArbor, ScriptedModel, text, toolCall, type ModelStep, type TestArbor } from '../../src/testing.js';
+import { readEventStream } from '../support/event-stream.js';
 import { waitUntil } from '../support/wait.js';
 
 const modelName = 'console-priced';
@@ -16,31 +17,15 @@ const csrfOf = (html: string) => /<meta name="arbor-csrf" content="([^"]+)">/.ex
 
 /** Reads a tree's event stream until `enough` says so (or 60 s pass), as a browser's EventSource would. */
 async function readFeed(url: string, enough: (items: { id: string; data: unknown }[]) => boolean, lastEventId?: string) {
-  const stop = new AbortController();
-  const timer = setTimeout(() => stop.abort(), 60_000);
   const items: { id: string; data: unknown }[] = [];
-  try {
-    const response = await fetch(url, { signal: stop.signal, headers: lastEventId ? { 'Last-Event-ID': lastEventId } : {} });
-    const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
-    let buffer = '';
-    while (!enough(items)) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      buffer += value;
-      const blocks = buffer.split('\n\n');
-      buffer = blocks.pop()!;
-      for (const block of blocks) {
-        const id = /^id: (.*)$/m.exec(block)?.[1];
-        const data = /^data: (.*)$/m.exec(block)?.[1];
-        if (id && data) items.push({ id, data: JSON.parse(data) });
-      }
-    }
-  } catch (error) {
-    if (!stop.signal.aborted) throw error;
-  } finally {
-    clearTimeout(timer);
-    stop.abort();
-  }
+  await readEventStream(
+    url,
+    (events) => {
+      while (items.length < events.length) items.push({ id: events[items.length]!.id, data: JSON.parse(events[items.length]!.data) });
+      return enough(items);
+    },
+    { lastEventId, timeoutMs: 60_000 },
+  );
   return items;
 }
 

@@ -8,6 +8,7 @@ import { defineHostTool } from '../../src/tools.js';
 import { startConsoleServer, type ConsoleServer } from '../../src/console/server.js';
 import { checkAnswers } from '../../src/shared/answers.js';
 import { createTestArbor, ScriptedModel, text, toolCall, type ModelStep, type TestArbor } from '../../src/testing.js';
+import { readEventStream, type StreamedEvent } from '../support/event-stream.js';
 import { buildConsolePage } from '../support/console-page.js';
 import { FakeOpenAI } from '../support/fake-openai.js';
 import { regionQuestion } from '../support/questions.js';
@@ -32,26 +33,8 @@ const memberRow = (page: Page, title: string, status?: string) =>
     .filter({ has: page.getByRole('button', { name: title, exact: true }) });
 
 /** The first `count` messages of a tree's event stream, read over HTTP as a browser's EventSource would. */
-async function readStream(url: string, count: number, lastEventId?: string): Promise<{ id: string; data: string }[]> {
-  const stop = new AbortController();
-  const response = await fetch(url, { signal: stop.signal, headers: lastEventId ? { 'Last-Event-ID': lastEventId } : {} });
-  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
-  const messages: { id: string; data: string }[] = [];
-  let buffer = '';
-  while (messages.length < count) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    buffer += value;
-    const blocks = buffer.split('\n\n');
-    buffer = blocks.pop()!;
-    for (const block of blocks) {
-      const id = /^id: (.*)$/m.exec(block)?.[1];
-      const data = /^data: (.*)$/m.exec(block)?.[1];
-      if (id && data) messages.push({ id, data });
-    }
-  }
-  stop.abort();
-  return messages.slice(0, count);
+async function readStream(url: string, count: number, lastEventId?: string): Promise<StreamedEvent[]> {
+  return (await readEventStream(url, (events) => events.length >= count, { lastEventId })).slice(0, count);
 }
 
 const wired: unknown[] = [];
