@@ -15,7 +15,11 @@ export const loopsCommand = withConnectionFlags(
   const output = createOutput(Boolean(flags.json));
   await withClient(connectionSettingsFrom(flags), async (client) => {
     sessionId = (await client.findSession(sessionId)).id;
-    const members = flattenMembers(await readTreeMembers(client, sessionId)).map(({ snapshot }) => snapshot);
+    const walked = flattenMembers(await readTreeMembers(client, sessionId));
+    const members = walked.flatMap(({ snapshot }) => (snapshot ? [snapshot] : []));
+    const unanswered = walked.flatMap((member) =>
+      member.unanswered === undefined ? [] : [{ session_id: member.session_id, title: member.title, reason: member.unanswered }],
+    );
     const tagged = <T>(items: (snapshot: (typeof members)[number]) => T[]) =>
       members.flatMap((snapshot) =>
         items(snapshot).map((item) => ({ ...item, session_id: snapshot.session_id, session_title: snapshot.title })),
@@ -33,6 +37,8 @@ export const loopsCommand = withConnectionFlags(
         ),
       );
     }
-    output.result({ session_id: sessionId, loops, goals }, text.join('\n'));
+    for (const member of unanswered)
+      text.push(`\n${member.title} (${member.session_id}): its loops and goals are not known; it could not answer: ${member.reason}`);
+    output.result({ session_id: sessionId, loops, goals, ...(unanswered.length > 0 ? { unanswered } : {}) }, text.join('\n'));
   });
 });
