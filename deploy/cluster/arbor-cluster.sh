@@ -190,18 +190,40 @@ wait_port() {
   done
 }
 
+start_service() {
+  local service="$1"
+  nohup "$BIN/temporal-server" --config-file "$DIR/temporal.yaml" --allow-no-auth start --service "$service" \
+    >>"$DIR/logs/$service.log" 2>&1 &
+  echo $! >"$DIR/$service.pid"
+}
+
+# Waits for a started service's port. On a fresh database the services race to write the cluster's metadata record, and
+# a loser exits ("SaveClusterMetadata encountered version mismatch"); the record exists by then, so it is started again
+# once.
+wait_service() {
+  local service="$1"
+  wait_port "$(grpc_port "$service")" && return
+  if ! pid_of "$service" >/dev/null; then
+    log "$service exited before opening its port; starting it again"
+    start_service "$service"
+    wait_port "$(grpc_port "$service")" && return
+  fi
+  die "$service did not open port $(grpc_port "$service"); see $DIR/logs/$service.log"
+}
+
 cmd_start() {
   [ -f "$DIR/temporal.yaml" ] || die "no $DIR/temporal.yaml: run config first"
-  local services=("$@") service
+  local services=("$@") service started=()
   [ ${#services[@]} -eq 0 ] && services=("${SERVICES[@]}")
   for service in "${services[@]}"; do
     if pid_of "$service" >/dev/null; then log "$service already running (pid $(pid_of "$service"))"; continue; fi
-    nohup "$BIN/temporal-server" --config-file "$DIR/temporal.yaml" --allow-no-auth start --service "$service" \
-      >>"$DIR/logs/$service.log" 2>&1 &
-    echo $! >"$DIR/$service.pid"
+    start_service "$service"
+    started+=("$service")
+    # The first service started writes the cluster's metadata on a fresh database before the others look for it.
+    [ ${#started[@]} -eq 1 ] && wait_service "$service"
   done
-  for service in "${services[@]}"; do
-    wait_port "$(grpc_port "$service")" || die "$service did not open port $(grpc_port "$service"); see $DIR/logs/$service.log"
+  for service in "${started[@]}"; do
+    wait_service "$service"
     log "$service running (pid $(cat "$DIR/$service.pid"), gRPC 127.0.0.1:$(grpc_port "$service"))"
   done
   # An open port is not a served request: wait until the frontend answers for the whole cluster.
