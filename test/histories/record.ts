@@ -600,6 +600,47 @@ try {
     for (let i = 0; i < 100 && (await session.snapshot()).turn < 2; i++) await new Promise((resolve) => setTimeout(resolve, 100));
     await session.waitUntilIdle();
   });
+  // A budgeted tree: the root and an async helper draw from the root's tokens until the budget is spent (the helper's
+  // call is not made), then the budget is raised and the root goes on.
+  const spend = (reply: ReturnType<typeof call> | { content: string }) => ({ ...reply, usage: { prompt_tokens: 30, completion_tokens: 10 } });
+  model
+    .script(
+      'Spend with a helper.',
+      spend(call('subAgent', { title: 'Spender', instruction: 'Spend more.', mode: 'async' })),
+      spend({ content: 'Helper started.' }),
+      spend({ content: 'Going on after the raise.' }),
+    )
+    .script('Spend more.', spend({ content: 'Spent.' }));
+  await record('budget-spent-and-raised', 'fake-model', { instruction: 'Spend with a helper.', max_tokens: 60 }, async (session) => {
+    for (let i = 0; i < 200; i++) {
+      const snapshot = await session.snapshot();
+      if (snapshot.children[0] && snapshot.children[0].status !== 'running' && snapshot.status === 'idle') break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    await session.setBudget({ max_tokens: 1_000 });
+    const id = await session.send('Go on.');
+    await session.waitUntilIdle({ messageId: id });
+  });
+  // An interruptible session: a slow model call interrupted by a message, then a steer taken into a turn between its
+  // rounds.
+  model.script(
+    'Work slowly.',
+    { content: 'This answer is never finished.', delayMs: 4_000 },
+    { content: 'Answered the interrupt.' },
+    { ...call('todoWrite', { todos: [{ content: 'Slow step', status: 'in_progress' }] }), delayMs: 1_500 },
+    { content: 'Took the steer.' },
+  );
+  await record('steer-and-interrupt', 'fake-model', { instruction: 'Work slowly.', interruptible: true }, async (session) => {
+    for (let i = 0; i < 100 && (await session.snapshot()).status !== 'running'; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const interrupt = await session.send('Stop and answer this.', { mode: 'interrupt' });
+    await session.waitUntilIdle({ messageId: interrupt });
+    const next = await session.send('Now a slow step.');
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    await session.send('Mind the steer.', { mode: 'steer' });
+    await session.waitUntilIdle({ messageId: next });
+    await session.waitUntilIdle();
+  });
   // Inputs the workflow refuses: a session started with a string, a memory store with no owner. Each fails at once.
   for (const [type, input] of [
     [sessionWorkflowType, 'Plan a garden.'],
