@@ -108,6 +108,7 @@ export function showCurrentDetails(state: SessionState, settings: DetailsSetting
       return `**${headlines[state.status] ?? state.status}**`;
     }
   };
+  if (describedWhenRead(describe)) return;
   let shown = describe();
   setCurrentDetails(shown);
   // Not cancellable: a stopped session still says so as it ends.
@@ -119,4 +120,17 @@ export function showCurrentDetails(state: SessionState, settings: DetailsSetting
       setCurrentDetails(shown);
     }
   });
+}
+
+/**
+ * Makes the SDK's `currentDetails` (what `setCurrentDetails` sets, and only the metadata query reads) a getter on the
+ * workflow's activator, so the details are described when asked instead of after every activation: a session nobody
+ * looks at (most sub-agents) never describes itself, and creates no promise for it. Falls back to the watch loop if
+ * the SDK keeps its activator elsewhere.
+ */
+function describedWhenRead(describe: () => string): boolean {
+  const activator = (globalThis as { __TEMPORAL_ACTIVATOR__?: { currentDetails?: unknown } }).__TEMPORAL_ACTIVATOR__;
+  if (!activator || typeof Object.getOwnPropertyDescriptor(activator, 'currentDetails')?.value !== 'string') return false;
+  Object.defineProperty(activator, 'currentDetails', { get: describe, set: () => {}, configurable: true, enumerable: true });
+  return true;
 }

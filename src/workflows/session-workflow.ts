@@ -353,7 +353,8 @@ async function runSession(input: SessionInput): Promise<SessionResult> {
           if (state.inbox.length > 0) continue;
         }
         status.reportTurnEnd(outcome === 'model_failed' ? 'failed' : 'completed', usageAttributes());
-        await reportFinalUsage(state);
+        const finalUsage = reportFinalUsage(state);
+        if (finalUsage) await finalUsage;
         await tellParent(state);
         return result(state);
       }
@@ -367,7 +368,8 @@ async function runSession(input: SessionInput): Promise<SessionResult> {
       await subAgents.settle();
       reportStatus('stopped');
       await CancellationScope.nonCancellable(async () => {
-        await reportFinalUsage(state);
+        const finalUsage = reportFinalUsage(state);
+        if (finalUsage) await finalUsage;
         await tellParent(state);
       });
     }
@@ -404,20 +406,23 @@ function runIsLong(historyLimit = continueAsNewHistoryLength): boolean {
   return info.continueAsNewSuggested || info.historyLength >= historyLimit || info.historySize >= continueAsNewHistoryBytes;
 }
 
-/** A sub-agent tells its parent it has ended, reaching the parent's current run (the parent may have continued as new). */
-async function tellParent(state: SessionState): Promise<void> {
+/**
+ * A sub-agent tells its parent it has ended, reaching the parent's current run (the parent may have continued as new).
+ * Not async, and undefined for a root: the SDK captures a stack trace for every promise workflow code creates.
+ */
+function tellParent(state: SessionState): Promise<void> | undefined {
   const parent = state.identity.parent_session_id;
-  if (!parent || !hasChange('tell-parent-when-finished')) return;
-  try {
-    await getExternalWorkflowHandle(parent).signal(subAgentFinishedSignal, {
+  if (!parent || !hasChange('tell-parent-when-finished')) return undefined;
+  return getExternalWorkflowHandle(parent)
+    .signal(subAgentFinishedSignal, {
       sub_session_id: state.identity.session_id,
       status: state.status,
       final_message: finalMessageOf(state),
       ...failureOf(state),
+    })
+    .catch(() => {
+      // The parent has ended; nobody waits for this report.
     });
-  } catch {
-    // The parent has ended; nobody waits for this report.
-  }
 }
 
 function result(state: SessionState): SessionResult {

@@ -213,7 +213,8 @@ export class SubAgents {
         () => undefined,
       ),
     );
-    const waited = this.waitInTurn(finished);
+    // An async sub-agent's end is not waited for in the turn: no race with the turn's cancellation to build.
+    const waited = request.mode === 'async' ? finished : this.waitInTurn(finished);
     // A sync wait an interrupt ended: the sub-agent goes on, and its end is reported as an async one's is.
     if (waited !== finished) waited.catch((error: unknown) => isCancellation(error) && this.state.updateChild(id, { mode: 'async' }));
     return { id, finished: waited };

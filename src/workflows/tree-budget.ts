@@ -12,11 +12,17 @@ const grantWaitTimeout = '2 minutes';
  * members' reported spending, and the allowances members hold). A member of a budgeted tree spends an allowance from
  * its root: once it is used up, it reports its spending and asks for more (two signals), and waits for the answer.
  * Issues no command in a session without a budget that draws from no root, which every session before budgets is.
+ * Answered at once (no promise, which the SDK would capture a stack trace for) unless the root must be asked.
  */
-export async function budgetRefusal(state: SessionState): Promise<string | null> {
+export function budgetRefusal(state: SessionState): string | null | Promise<string | null> {
   const ledger = state.usage;
   const own = ledger.ownRefusal();
   if (own !== null || !ledger.drawsFromRoot || state.isRoot() || ledger.hasAllowance()) return own;
+  return askRootForAllowance(state);
+}
+
+async function askRootForAllowance(state: SessionState): Promise<string | null> {
+  const ledger = state.usage;
   const requestId = ledger.newRequestId();
   try {
     await getExternalWorkflowHandle(state.identity.root_session_id).signal(treeUsageSignal, {
@@ -32,18 +38,17 @@ export async function budgetRefusal(state: SessionState): Promise<string | null>
   return ledger.takeGrant(requestId)?.refusal ?? null;
 }
 
-/** A sub-agent that spent tells its root its final totals as it ends (a member of a budgeted tree frees its allowance). */
-export async function reportFinalUsage(state: SessionState): Promise<void> {
-  if (state.isRoot() || (state.usage.own.calls === 0 && !state.usage.drawsFromRoot)) return;
-  try {
-    await getExternalWorkflowHandle(state.identity.root_session_id).signal(treeUsageSignal, {
-      session_id: state.identity.session_id,
-      usage: state.usage.own,
-      final: true,
+/**
+ * A sub-agent that spent tells its root its final totals as it ends (a member of a budgeted tree frees its allowance).
+ * Undefined, not a promise, when there is nothing to tell.
+ */
+export function reportFinalUsage(state: SessionState): Promise<void> | undefined {
+  if (state.isRoot() || (state.usage.own.calls === 0 && !state.usage.drawsFromRoot)) return undefined;
+  return getExternalWorkflowHandle(state.identity.root_session_id)
+    .signal(treeUsageSignal, { session_id: state.identity.session_id, usage: state.usage.own, final: true })
+    .catch(() => {
+      // The root has ended; nobody counts the tree any more.
     });
-  } catch {
-    // The root has ended; nobody counts the tree any more.
-  }
 }
 
 /** Handles a member's report at the root: its totals are counted, and a request for an allowance is answered. */

@@ -27,8 +27,8 @@ export class TurnInterruption {
 
   constructor(readonly enabled: boolean) {}
 
-  /** Runs a turn, in a scope of its own when the session is interruptible. */
-  async run<T>(turn: () => Promise<T>): Promise<T> {
+  /** Runs a turn, in a scope of its own when the session is interruptible. Not async: see `budgetRefusal`. */
+  run<T>(turn: () => Promise<T>): Promise<T> {
     if (!this.enabled) return turn();
     this.request = null;
     this.modelCallCancelled = false;
@@ -36,11 +36,16 @@ export class TurnInterruption {
     this.round = 0;
     const scope = new CancellationScope();
     this.scope = scope;
-    try {
-      return await scope.run(turn);
-    } finally {
-      this.scope = null;
-    }
+    return scope.run(turn).then(
+      (outcome) => {
+        this.scope = null;
+        return outcome;
+      },
+      (error: unknown) => {
+        this.scope = null;
+        throw error;
+      },
+    );
   }
 
   /** Runs `start` outside the turn's scope (sub-agent starts), so an interrupt does not cancel what it starts. */

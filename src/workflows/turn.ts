@@ -75,7 +75,8 @@ async function runRounds(state: SessionState, settings: TurnSettings, cursor: Mo
   for (let round = 1; round <= settings.maxToolRounds; round++) {
     let reply: ModelReply;
     // Checked before every call: a call that would start past the budget is not made, and the turn ends saying why.
-    const refusal = await budgetRefusal(state);
+    const checked = budgetRefusal(state);
+    const refusal = checked instanceof Promise ? await checked : checked;
     if (refusal !== null) {
       state.usage.budgetStop = refusal;
       state.append({ role: 'notice', content: refusal, turn: state.turn });

@@ -46,10 +46,7 @@ export type LaunchRequest = Omit<SpawnRequest, 'model'> & { model?: string | und
  * The one sub-agent capability behind every dialect's spawn tool: checks the tools named, the model and the limits,
  * then starts the child; resolves once it has started, with its id and the promise of its end.
  */
-export async function launchSubAgent(
-  request: LaunchRequest,
-  context: ToolContext,
-): Promise<Awaited<ReturnType<ToolContext['subAgents']['spawn']>>> {
+export function launchSubAgent(request: LaunchRequest, context: ToolContext): ReturnType<ToolContext['subAgents']['spawn']> {
   const args = request;
   // A sub-agent may be given the built-in tools and the host tools of this session's catalogue, which it inherits.
   const known = [...profileTools(context.state.profile), ...(context.state.settings.hostTools?.tools.map((tool) => tool.name) ?? [])];
@@ -65,22 +62,26 @@ export async function launchSubAgent(
           'destructive: the sub-agent would have none it may run. Name tools that are not destructive, or [] for text only.',
       );
   }
+  const spawn = () => {
+    resultOf(context.subAgents.checkLimits());
+    return context.subAgents.spawn({
+      title: args.title,
+      instruction: args.instruction,
+      mode: args.mode,
+      tools: args.tools ?? args.inherited(),
+      system_prompt: args.system_prompt,
+      max_turns: args.max_turns,
+      model: args.model ?? context.state.settings.model,
+      ...(args.name !== undefined ? { name: args.name } : {}),
+    });
+  };
   // A model the endpoint does not serve is refused here, with the models the worker knows, before a sub-agent waits on it.
   // Checked before the limits, so nothing awaits between them and the start: calls of one round are counted together.
-  if (args.model !== undefined && args.model !== context.state.settings.model && hasChange('sub-agent-model-checked')) {
-    resultOf(await models.checkModel(args.model));
-  }
-  resultOf(context.subAgents.checkLimits());
-  return context.subAgents.spawn({
-    title: args.title,
-    instruction: args.instruction,
-    mode: args.mode,
-    tools: args.tools ?? args.inherited(),
-    system_prompt: args.system_prompt,
-    max_turns: args.max_turns,
-    model: args.model ?? context.state.settings.model,
-    ...(args.name !== undefined ? { name: args.name } : {}),
-  });
+  if (args.model !== undefined && args.model !== context.state.settings.model && hasChange('sub-agent-model-checked'))
+    return models.checkModel(args.model).then((checked) => (resultOf(checked), spawn()));
+  // Not async (callers await it in their own async function, where a throw above rejects as before): one promise less
+  // per sub-agent, which the SDK would capture a stack trace for.
+  return spawn();
 }
 
 /**
