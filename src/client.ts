@@ -20,6 +20,7 @@ export type { TreeEvent, TreeReadOptions } from './client/events/tree-events.js'
 export type { EventReadOptions } from './client/events/session-events.js';
 export type { StreamReadOptions } from './client/events/session-stream.js';
 export type { TreeStreamItem, TreeStreamOptions } from './client/events/tree-stream.js';
+export { HistoryWatches, type MemberWatch } from './client/events/shared-history-watch.js';
 export type { StreamItem, StreamItemBody, StreamItemType, StreamOrigin } from './shared/stream.js';
 export type { CompactReceipt, CompactionReason, SummaryRange } from './shared/compaction.js';
 export { summaryPrompt } from './shared/compaction.js';

@@ -2,6 +2,7 @@ import { html } from 'htm/preact';
 import { useState } from 'preact/hooks';
 import type { SessionSnapshot, TranscriptEntry } from '../../src/shared/session.js';
 import { postJson, sessionPath, workflowLink } from './api.js';
+import { entryLabel } from './entry-label.js';
 import type { Writing } from './live-text.js';
 import { markdownHtml } from './markdown.js';
 import { countBelow, type Member } from './tree-view.js';
@@ -43,7 +44,7 @@ export function MemberPanel(props: {
                 ${view.transcript.map(
                   (entry) =>
                     html`<li class=${`entry entry-${entry.role}${entry.is_error ? ' entry-failed' : ''}`}>
-                      <span class="role">${entry.role === 'tool' ? `tool ${entry.name ?? ''}` : entry.role}</span>
+                      <span class="role">${entryLabel(entry)}</span>
                       ${entry.content ? html`<div class="content">${entry.content}</div>` : null}
                       ${(entry.tool_calls ?? []).map((call) => html`<div class="tool-call">calls <code>${call.name}</code> <code>${call.arguments}</code></div>`)}
                     </li>`,

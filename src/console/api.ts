@@ -44,8 +44,14 @@ export async function handleApi(client: ArborClient, views: TreeViewSources, req
   }
   if (resource !== 'sessions' || rawId === undefined) throw new ApiError(404, 'No such API.');
   const id = sessionIdOf(rawId);
+  const answer = await sessionApi(client, views, id, `${request.method} ${part ?? ''}`, request);
+  // An action may change the session with no event (a budget): the views ask it again rather than wait for one.
+  if (request.method === 'POST') views.changed(id);
+  return answer;
+}
+
+async function sessionApi(client: ArborClient, views: TreeViewSources, id: string, route: string, request: ApiRequest): Promise<unknown> {
   const session = client.session(id);
-  const route = `${request.method} ${part ?? ''}`;
   switch (route) {
     case 'GET snapshot':
       return session.snapshot();

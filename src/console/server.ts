@@ -5,7 +5,7 @@ import { apiErrorStatus, handleApi, readJsonBody } from './api.js';
 import { defaultAssetsDir, pageHtml, readAsset } from './assets.js';
 import { bearerOf, cookieOf, csrfRefusal, isLoopbackHost, newSecret, sameSecret, setSecurityHeaders, tokenCookie } from './security.js';
 import type { FeedLimits } from './feed-ring.js';
-import { parsePosition, TreeFeeds } from './tree-feed.js';
+import { parsePosition, TreeFeeds, type TreeFeed } from './tree-feed.js';
 import { TreeViewSources } from './tree-views.js';
 
 export interface ConsoleServerOptions {
@@ -33,8 +33,13 @@ export interface ConsoleServer {
   token: string | undefined;
   /** How many trees are read right now (one feed per tree, whatever the number of tabs). */
   openFeeds: () => number;
-  /** Of a watched tree: its tabs, the items its feed keeps, and how many member queries its views have sent. */
-  feedStats: (rootId: string) => { tabs: number; items: number; chars: number; queries: Record<string, number> } | undefined;
+  /**
+   * Of a watched tree: its tabs, the items its feed keeps, how many member queries its views have sent, and its
+   * history long polls (one per member, whatever the number of tabs).
+   */
+  feedStats: (
+    rootId: string,
+  ) => { tabs: number; items: number; chars: number; queries: Record<string, number>; longPolls: TreeFeed['longPolls'] } | undefined;
   close: () => Promise<void>;
 }
 
@@ -147,7 +152,8 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
     feedStats: (rootId) => {
       const feed = feeds.existing(rootId);
       if (!feed) return undefined;
-      return { tabs: feed.listening, ...feed.kept, queries: Object.fromEntries(views.of(rootId).members.asked) };
+      const queries = Object.fromEntries(views.of(rootId).members.asked);
+      return { tabs: feed.listening, ...feed.kept, queries, longPolls: feed.longPolls };
     },
     close: async () => {
       const closing = feeds.closeAll();

@@ -1,6 +1,7 @@
 import type { SessionHandle } from '../client/session-handle.js';
 import type { TreeEvent } from '../client/events/tree-events.js';
 import type { TreeStreamItem } from '../client/events/tree-stream.js';
+import { HistoryWatches } from '../client/events/shared-history-watch.js';
 import { FeedRing, type FeedLimits } from './feed-ring.js';
 
 /**
@@ -37,6 +38,8 @@ export class TreeFeed {
   private readonly closeHandlers: (() => void)[] = [];
   private idleTimer: NodeJS.Timeout | undefined;
   private readonly reading: Promise<unknown>;
+  /** One history long poll per member, shared by the tree's event reader and its stream reader. */
+  private readonly watches = new HistoryWatches();
 
   constructor(
     session: SessionHandle,
@@ -51,7 +54,7 @@ export class TreeFeed {
   }
 
   private async readEvents(session: SessionHandle): Promise<void> {
-    const events = session.treeEvents({ signal: this.stop.signal, onError: this.failed });
+    const events = session.treeEvents({ signal: this.stop.signal, onError: this.failed, watches: this.watches });
     try {
       for await (const { event, session: member } of events) this.publish({ kind: 'event', event, session: member });
     } catch (error) {
@@ -59,9 +62,18 @@ export class TreeFeed {
     }
   }
 
-  /** The tree's answers as they are written, from now on (what was written before is in the transcript). */
+  /**
+   * The tree's answers as they are written: the root's whole ring, and a running sub-agent's from the start of its
+   * model call (what was written before is in the transcript).
+   */
   private async readStream(session: SessionHandle): Promise<void> {
-    const items = session.streamTree({ from: 0, signal: this.stop.signal, onError: this.failed });
+    const items = session.streamTree({
+      from: 0,
+      runningFrom: 'call',
+      signal: this.stop.signal,
+      onError: this.failed,
+      watches: this.watches,
+    });
     try {
       for await (const { item, session: member } of items) this.publish({ kind: 'stream', item, session: member });
     } catch (error) {
@@ -98,6 +110,11 @@ export class TreeFeed {
       this.listeners.delete(listener);
       if (this.listeners.size === 0) this.idleTimer = setTimeout(() => void this.close(), this.idleMs).unref();
     };
+  }
+
+  /** The history long polls open now for this tree, the readers waiting on them, and the runs they watch. */
+  get longPolls(): { open: number; waiting: number; watched: number } {
+    return { open: this.watches.polling, waiting: this.watches.waiting, watched: this.watches.watched };
   }
 
   get listening(): number {

@@ -96,6 +96,11 @@ export class TreeViewSources {
     });
   }
 
+  /** A session changed (an action on it): every watched tree that has it asks it again. */
+  changed(sessionId: string): void {
+    for (const source of this.sources.values()) source.members.changed(sessionId);
+  }
+
   /** The watched tree's source, or a fresh one (nothing cached) for a tree no tab watches. */
   of(rootId: string): TreeViewSource {
     return this.sources.get(rootId) ?? new TreeViewSource(this.client, rootId);

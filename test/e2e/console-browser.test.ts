@@ -199,6 +199,25 @@ describe('the web console in a browser', () => {
     await page.close();
   });
 
+  it('marks a summary in the conversation with how many earlier entries it replaces, its text shown as text', testTimeout, async () => {
+    model.forInstruction('Talk, then be summarized', text('First answer.'), text('Second answer.'), text('Third answer.'));
+    model.summarize = () => text('<b>Two answers</b> were given.');
+    const root = await arbor.startSession({ profile: 'all', instruction: 'Talk, then be summarized', title: 'Summarized' });
+    await arbor.waitUntilIdle(root);
+    for (const message of ['Go on.', 'Once more.']) await root.waitUntilIdle({ messageId: await root.send(message) });
+    const receipt = await root.compact();
+    model.summarize = undefined;
+    expect(receipt.outcome).toBe('summarized');
+    const entries = receipt.outcome === 'summarized' ? receipt.entries : 0;
+    const page = await openSession(root.id);
+
+    const summary = page.locator('.conversation .entry-summary');
+    await summary.locator('.role').getByText(`Summary of ${entries} earlier entries, written on request`, { exact: true }).waitFor();
+    await summary.locator('.content').getByText('<b>Two answers</b> were given.', { exact: true }).waitFor();
+    expect(await summary.locator('b').count()).toBe(0);
+    await page.close();
+  });
+
   it('denies a tool call’s approval from the page, and the tool does not run', testTimeout, async () => {
     model.forInstruction('Pay the supplier', toolCall('wire_money', { to: 'DE89 3704', eur: 40 }), text('Not paid, as you said.'));
     const root = await arbor.startSession({ profile: 'all', instruction: 'Pay the supplier', title: 'Payer' });

@@ -1,7 +1,7 @@
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { SessionEvent } from '../../shared/events.js';
 import { eventsQuery } from '../../shared/messages.js';
-import { HistoryWatch } from './history-watch.js';
+import { openHistoryWatch, type HistoryWatches, type MemberWatch } from './shared-history-watch.js';
 import { abortableCall } from './abortable-call.js';
 import { boundedQuery } from '../access/query-failures.js';
 
@@ -11,6 +11,8 @@ export interface EventReadOptions {
   /** Keep waiting for new events until the session ends (default true); false returns what is there now. */
   follow?: boolean;
   signal?: AbortSignal;
+  /** Share one history long poll with other readers of the same session (see HistoryWatches). */
+  watches?: HistoryWatches;
   /** Called when events after `after` were already dropped from the session's bounded buffer. */
   onMissed?: (count: number) => void;
 }
@@ -24,14 +26,14 @@ export async function* readSessionEvents(client: Client, sessionId: string, opti
   const { signal } = options;
   const call = <T>(operation: () => Promise<T>): Promise<T> => abortableCall(client, signal, operation);
   let after = options.after ?? 0;
-  let watch: HistoryWatch | undefined;
+  let watch: MemberWatch | undefined;
   let running = true;
   try {
     for (;;) {
       if (!watch && options.follow !== false) {
         const description = await call(() => handle.describe());
         running = description.status.name === 'RUNNING';
-        watch = new HistoryWatch(client, sessionId, description.runId);
+        watch = openHistoryWatch(client, sessionId, description.runId, options.watches);
       }
       const page = await call(() => boundedQuery(client, sessionId, () => handle.query(eventsQuery, { after })));
       if (page.missed > 0) options.onMissed?.(page.missed);
@@ -46,5 +48,7 @@ export async function* readSessionEvents(client: Client, sessionId: string, opti
   } catch (error) {
     if (signal?.aborted) return;
     throw error;
+  } finally {
+    watch?.release();
   }
 }

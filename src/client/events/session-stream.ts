@@ -1,7 +1,7 @@
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { StreamItem } from '../../shared/stream.js';
 import { streamQuery } from '../../shared/messages.js';
-import { HistoryWatch } from './history-watch.js';
+import { openHistoryWatch, type HistoryWatches, type MemberWatch } from './shared-history-watch.js';
 import { abortableCall } from './abortable-call.js';
 import { boundedQuery, isMissingQuery } from '../access/query-failures.js';
 
@@ -14,6 +14,8 @@ export interface StreamReadOptions {
   /** Keep waiting for new items until the session ends (default true); false returns what is there now. */
   follow?: boolean;
   signal?: AbortSignal;
+  /** Share one history long poll with other readers of the same session (see HistoryWatches). */
+  watches?: HistoryWatches;
   /** Once this aborts, the reader stops waiting for new items: it reads what the session holds now, then ends. */
   until?: AbortSignal;
   /** Called when items after the position were already dropped from the session's bounded ring. */
@@ -30,7 +32,7 @@ export async function* readSessionStream(client: Client, sessionId: string, opti
   const { signal } = options;
   const call = <T>(operation: () => Promise<T>): Promise<T> => abortableCall(client, signal, operation);
   const page = (after: number) => call(() => boundedQuery(client, sessionId, () => handle.query(streamQuery, { after })));
-  let watch: HistoryWatch | undefined;
+  let watch: MemberWatch | undefined;
   let running = true;
   try {
     let after = options.from === 'now' ? (await page(Number.MAX_SAFE_INTEGER)).last_pos : (options.from ?? 0);
@@ -38,7 +40,7 @@ export async function* readSessionStream(client: Client, sessionId: string, opti
       if (!watch && options.follow !== false) {
         const description = await call(() => handle.describe());
         running = description.status.name === 'RUNNING';
-        watch = new HistoryWatch(client, sessionId, description.runId);
+        watch = openHistoryWatch(client, sessionId, description.runId, options.watches);
       }
       const read = await page(after);
       if (read.missed) options.onMissed?.();
@@ -55,11 +57,13 @@ export async function* readSessionStream(client: Client, sessionId: string, opti
     // A session on a worker from before streaming has no stream: nothing to read.
     if (isMissingQuery(error, streamQuery.name)) return;
     throw error;
+  } finally {
+    watch?.release();
   }
 }
 
 /** The history's next change, or 'until' as soon as `until` aborts (the reader then reads once more and ends). */
-async function waitForChange(watch: HistoryWatch, signal: AbortSignal | undefined, until: AbortSignal | undefined) {
+async function waitForChange(watch: MemberWatch, signal: AbortSignal | undefined, until: AbortSignal | undefined) {
   if (!until) return watch.next(signal);
   const either = signal ? AbortSignal.any([signal, until]) : until;
   try {

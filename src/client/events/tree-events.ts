@@ -4,6 +4,7 @@ import { snapshotQuery } from '../../shared/messages.js';
 import { readSessionEvents } from './session-events.js';
 import { abortableCall } from './abortable-call.js';
 import { boundedQuery } from '../access/query-failures.js';
+import type { HistoryWatches } from './shared-history-watch.js';
 import { joinTreeReaders, type MemberReader, type TreeMember } from './tree-join.js';
 
 /** An event of some session in a tree, with which session it came from. */
@@ -21,6 +22,8 @@ export interface TreeReadOptions {
   runningSubAgents?: 'start' | 'now';
   /** Called when reading one session fails (the rest of the tree goes on). */
   onError?: (sessionId: string, error: unknown) => void;
+  /** Share each session's history long poll with other readers of the tree (`streamTree` given the same one). */
+  watches?: HistoryWatches;
 }
 
 /**
@@ -39,6 +42,7 @@ export function readTreeEvents(client: Client, rootId: string, options: TreeRead
     const events = readSessionEvents(client, session.id, {
       after: from === 'now' ? snapshot.last_event_seq : from,
       signal,
+      ...(options.watches ? { watches: options.watches } : {}),
       onMissed: (count) => options.onMissed?.(session.id, count),
     });
     for await (const event of events) {

@@ -42,6 +42,10 @@ export async function* joinTreeReaders<Out, From>(
   options.signal?.addEventListener('abort', onAbort, { once: true });
   if (options.signal?.aborted) stop.abort();
   const signal = stop.signal;
+  // Each member's reader gets a signal of its own, all aborted by one listener: a hundred readers' calls would
+  // otherwise hang a hundred listeners on one signal (Node warns past ten).
+  const members = new Set<AbortController>();
+  signal.addEventListener('abort', () => members.forEach((member) => member.abort()), { once: true });
   const queue: Out[] = [];
   const running = new Set<Promise<void>>();
   const known = new Set<string>();
@@ -54,9 +58,11 @@ export async function* joinTreeReaders<Out, From>(
   const follow: FollowMember<From> = (member, start) => {
     if (known.has(member.id) || signal.aborted) return;
     known.add(member.id);
+    const own = new AbortController();
+    members.add(own);
     const reader = (async () => {
       try {
-        for await (const out of read(member, start, follow, signal)) {
+        for await (const out of read(member, start, follow, own.signal)) {
           queue.push(out);
           notify();
         }
@@ -66,6 +72,7 @@ export async function* joinTreeReaders<Out, From>(
     })();
     running.add(reader);
     void reader.finally(() => {
+      members.delete(own);
       running.delete(reader);
       notify();
     });

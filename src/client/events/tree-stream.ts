@@ -2,8 +2,10 @@ import type { Client } from '@temporalio/client';
 import type { StreamItem } from '../../shared/stream.js';
 import { snapshotQuery, streamQuery } from '../../shared/messages.js';
 import { readSessionStream } from './session-stream.js';
+import { currentCallStart } from './current-call.js';
 import { abortableCall } from './abortable-call.js';
 import { boundedQuery, isMissingQuery } from '../access/query-failures.js';
+import type { HistoryWatches } from './shared-history-watch.js';
 import { joinTreeReaders, type MemberReader, type TreeMember } from './tree-join.js';
 
 /** A stream item of some session in a tree, with which session it came from. */
@@ -23,8 +25,16 @@ export interface TreeStreamOptions {
   until?: AbortSignal;
   /** Leave out the root's items of this turn and earlier ones, and the sub-agents those turns started (default 0). */
   afterTurn?: number;
+  /**
+   * Where a session read from now on starts (the root with `from: 'now'`, and sub-agents already running when reading
+   * starts): at its next item ('now', the default), or at the start of the model call it is in ('call'), so an answer
+   * half written when reading starts comes whole.
+   */
+  runningFrom?: 'now' | 'call';
   /** Called when reading one session fails (the rest of the tree goes on). */
   onError?: (sessionId: string, error: unknown) => void;
+  /** Share each session's history long poll with other readers of the tree (`treeEvents` given the same one). */
+  watches?: HistoryWatches;
 }
 
 /**
@@ -45,7 +55,9 @@ export function readTreeStream(client: Client, rootId: string, options: TreeStre
     let after: number;
     try {
       // The position comes before the snapshot, so a sub-agent started between the two is announced in the stream.
-      after = from === 'now' ? (await call(() => handle.query(streamQuery, { after: Number.MAX_SAFE_INTEGER }))).last_pos : from;
+      if (from !== 'now') after = from;
+      else if (options.runningFrom === 'call') after = await currentCallStart(client, session.id, signal);
+      else after = (await call(() => handle.query(streamQuery, { after: Number.MAX_SAFE_INTEGER }))).last_pos;
     } catch (error) {
       // A session on a worker from before streaming has no stream: nothing to read.
       if (isMissingQuery(error, streamQuery.name)) return;
@@ -62,7 +74,12 @@ export function readTreeStream(client: Client, rootId: string, options: TreeStre
     }
     for (const child of snapshot?.children ?? [])
       if (child.status === 'running') follow({ id: child.sub_session_id, title: child.title, depth: session.depth + 1 }, 'now');
-    for await (const item of readSessionStream(client, session.id, { from: after, signal, ...(until ? { until } : {}) })) {
+    for await (const item of readSessionStream(client, session.id, {
+      from: after,
+      signal,
+      ...(until ? { until } : {}),
+      ...(options.watches ? { watches: options.watches } : {}),
+    })) {
       if (earlier(item, session)) continue;
       announce(item);
       yield { item, session };
