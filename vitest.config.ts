@@ -19,7 +19,7 @@ export default defineConfig({
     // Temporal's native bridge and workers are happier in child processes than in worker threads.
     pool: 'forks',
     globalSetup: ['test/global-setup.ts'],
-    setupFiles: ['test/support/quiet-runtime.ts'],
+    setupFiles: ['test/support/quiet-runtime.ts', 'test/support/prebuilt-bundle.ts'],
     // Tests talk to real servers and processes on a shared 2-core machine; the first run may also install binaries.
     testTimeout: 180_000,
     hookTimeout: 180_000,

@@ -1,5 +1,6 @@
 /** The worker's public entry point: a worker that runs Arbor's session workflows and activities. */
 export { createArborWorker, type ArborWorker, type ArborWorkerOptions } from './worker/create-worker.js';
+export { workflowBundlerOptions } from './worker/workflow-code.js';
 export { memoryStoreFromEnv, type MemoryStoreSettings } from './client/access/memory-store-settings.js';
 export {
   McpConfigError,

@@ -5,14 +5,16 @@
  * Tests read what it provides with `inject('temporalAddress')` etc. Set ARBOR_TEST_TEMPORAL_ADDRESS
  * to use a server you already run instead of starting one.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import type { TestProject } from 'vitest/node';
 import { workflowBundlerOptions } from '../src/worker/workflow-code.js';
 import { locateBinary, locateBinaryPath, toSdkExecutable } from '../src/temporal/binaries.js';
 import { startDevServer, type DevServer } from '../src/temporal/dev-server.js';
+import { isNewerThanSource } from './support/cli-entry.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -44,9 +46,15 @@ export default async function setup(project: TestProject): Promise<() => Promise
 
   const bundleFolder = await mkdtemp(join(tmpdir(), 'arbor-test-bundle-'));
   const bundlePath = join(bundleFolder, 'workflow-bundle.js');
-  const { code } = await bundleWorkflowCode({ ...workflowBundlerOptions(), logger: quietBundler });
-  await writeFile(bundlePath, code);
-  log(`workflow code bundled into ${bundlePath}`);
+  if (isNewerThanSource(builtBundle)) {
+    // The build's bundle of today's code (as after npm ci, whose prepare builds it): a copy, so a build during the run cannot change it.
+    await copyFile(builtBundle, bundlePath);
+    log(`workflow bundle of the fresh build copied to ${bundlePath}`);
+  } else {
+    const { code } = await bundleWorkflowCode({ ...workflowBundlerOptions(), logger: quietBundler });
+    await writeFile(bundlePath, code);
+    log(`workflow code bundled into ${bundlePath}`);
+  }
 
   project.provide('temporalAddress', address);
   project.provide('workflowBundlePath', bundlePath);
@@ -59,4 +67,5 @@ export default async function setup(project: TestProject): Promise<() => Promise
   };
 }
 
+const builtBundle = fileURLToPath(new URL('../dist/workflow-bundle.js', import.meta.url));
 const quietBundler = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: console.error };

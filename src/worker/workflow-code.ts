@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { workflowBundleFromEnv } from './workflow-bundle-setting.js';
 
 /** The workflow entry module: TypeScript source when running from src (tests), compiled JavaScript from dist. */
 export function workflowsPath(): string {
@@ -20,10 +21,12 @@ function workflowModulePath(name: string): string {
 }
 
 /**
- * A workflow bundle prepared at build time (npm run build), which saves bundling at each worker start; `traced`:
- * the one with the tracing interceptors in it.
+ * A workflow bundle prepared beforehand, which saves bundling at each worker start: ARBOR_WORKFLOW_BUNDLE's (untraced
+ * only), else the one npm run build ships; `traced`: the one with the tracing interceptors in it.
  */
 export function prebuiltWorkflowBundlePath(traced = false): string | undefined {
+  const given = traced ? undefined : workflowBundleFromEnv();
+  if (given) return given;
   const path = fileURLToPath(new URL(`../${prebuiltBundleName(traced)}`, import.meta.url));
   return existsSync(path) ? path : undefined;
 }

@@ -22,6 +22,7 @@ function cliIn(cwd: string, args: string[]) {
         TEMPORAL_CONFIG_FILE: '/nonexistent/arbor-test.toml',
         ARBOR_CACHE_DIR: process.env.ARBOR_CACHE_DIR ?? '',
         ARBOR_TASK_QUEUE: 'arbor-dev-lock-test',
+        ARBOR_WORKFLOW_BUNDLE: process.env.ARBOR_WORKFLOW_BUNDLE,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     },

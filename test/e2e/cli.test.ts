@@ -260,6 +260,7 @@ async function startDevProcess(args: string[], taskQueue: string) {
       HOME: process.env.HOME,
       TEMPORAL_CONFIG_FILE: '/nonexistent/arbor-test.toml',
       ARBOR_TASK_QUEUE: taskQueue,
+      ARBOR_WORKFLOW_BUNDLE: process.env.ARBOR_WORKFLOW_BUNDLE,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

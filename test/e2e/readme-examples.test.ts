@@ -1,11 +1,12 @@
 import { spawn } from 'node:child_process';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ConnectionSettings } from '../../src/client/connection.js';
 import { demoModelName } from '../../src/shared/model.js';
 import { createArborWorker, type ArborWorker } from '../../src/worker.js';
+import { replayHistories } from '../../src/testing.js';
 import { devServerSettings } from '../support/connection.js';
 import { runScript } from '../support/processes.js';
 
@@ -165,6 +166,31 @@ describe('the README', () => {
       'execute',
       'deployed shop',
     ]);
+  });
+
+  it('has a prebuilt bundle example whose bundle, named in ARBOR_WORKFLOW_BUNDLE, is the one the testing kit replays with', async () => {
+    const script = `${scratch}/bundle.ts`;
+    await writeFile(script, await readmeExample('## Configuration'));
+    const bundle = `${scratch}/workflow-bundle.js`;
+    const result = await runScript(script, {}, 120_000, [bundle]);
+    // The bundler logs its progress at INFO; nothing may go wrong.
+    expect(result.stderr, result.stderr).not.toMatch(/\[(WARN|ERROR)\]/);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe(`ARBOR_WORKFLOW_BUNDLE=${bundle}\n`);
+    const histories = `${scratch}/histories`;
+    await mkdir(histories);
+    await copyFile(`${root}test/histories/arborSessionV3/demo-two-turns.json`, `${histories}/demo-two-turns.json`);
+    try {
+      vi.stubEnv('ARBOR_WORKFLOW_BUNDLE', bundle);
+      await expect(replayHistories(histories)).resolves.toEqual([{ file: 'demo-two-turns.json' }]);
+      // The variable is what the replay ran: a file that is no bundle of Arbor's workflows fails it.
+      const notABundle = `${scratch}/not-a-bundle.js`;
+      await writeFile(notABundle, 'export {};\n');
+      vi.stubEnv('ARBOR_WORKFLOW_BUNDLE', notABundle);
+      await expect(replayHistories(histories)).rejects.toThrow();
+    } finally {
+      vi.unstubAllEnvs();
+    }
   });
 
   it('says the package entry points are the files the map names', async () => {

@@ -9,7 +9,8 @@ import type { SessionHandle } from '../../src/client/session-handle.js';
 const secret = 'the heron counts seventeen violet pebbles';
 const receiver = new OtlpReceiver();
 const tracedEnv: NodeJS.ProcessEnv = {
-  ARBOR_TEST_WORKFLOW_BUNDLE: '',
+  // A traced worker runs a bundle with the tracing interceptors, never ARBOR_WORKFLOW_BUNDLE's: unset, to be sure.
+  ARBOR_WORKFLOW_BUNDLE: '',
   OTEL_SERVICE_NAME: 'arbor-traced-worker',
   // Nothing is sent before the worker stops: the spans arrive only if shutdown flushes them.
   OTEL_BSP_SCHEDULE_DELAY: '600000',

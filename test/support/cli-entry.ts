@@ -22,9 +22,14 @@ export function cliEntry(args: readonly string[] = [], env: NodeJS.ProcessEnv = 
 }
 
 function builtIsFresh(): boolean {
+  return isNewerThanSource(builtMain);
+}
+
+/** Whether the built file (`dist/...`) exists and was written after every source file changed. */
+export function isNewerThanSource(file: string): boolean {
   let built: number;
   try {
-    built = statSync(builtMain).mtimeMs;
+    built = statSync(file).mtimeMs;
   } catch {
     return false;
   }

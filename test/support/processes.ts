@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { inject } from 'vitest';
 import { cliEntry } from './cli-entry.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -46,8 +45,8 @@ export function startCli(args: string[], env: NodeJS.ProcessEnv = {}): RunningCl
 }
 
 /** Runs a TypeScript file of the tree (a README example, say) as its own process and collects its output. */
-export function runScript(script: string, env: NodeJS.ProcessEnv = {}, timeoutMs = 60_000): Promise<ProcessResult> {
-  return collect(spawnTs(script, [], env), timeoutMs);
+export function runScript(script: string, env: NodeJS.ProcessEnv = {}, timeoutMs = 60_000, args: string[] = []): Promise<ProcessResult> {
+  return collect(spawnTs(script, args, env), timeoutMs);
 }
 
 /** The environment of a worker process for the given server and task queue, talking to a fake model endpoint. */
@@ -62,7 +61,6 @@ export function workerProcessEnv(
     OPENAI_BASE_URL: modelBaseURL,
     OPENAI_API_KEY: apiKey,
     ARBOR_MODEL: 'fake-model',
-    ARBOR_TEST_WORKFLOW_BUNDLE: inject('workflowBundlePath'),
   };
 }
 
@@ -105,7 +103,14 @@ function spawnTs(script: string, args: string[], env: NodeJS.ProcessEnv, withStd
 function spawnNode(args: string[], env: NodeJS.ProcessEnv, withStdin = false): ChildProcess {
   return spawn(process.execPath, args, {
     cwd: root,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, TEMPORAL_CONFIG_FILE: '/nonexistent/arbor-test.toml', ...env },
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      TEMPORAL_CONFIG_FILE: '/nonexistent/arbor-test.toml',
+      // The run's workflow bundle (test/support/prebuilt-bundle.ts): a worker started from source need not bundle.
+      ARBOR_WORKFLOW_BUNDLE: process.env.ARBOR_WORKFLOW_BUNDLE,
+      ...env,
+    },
     stdio: [withStdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
   });
 }

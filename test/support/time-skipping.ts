@@ -1,22 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { bundleWorkflowCode, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { Worker } from '@temporalio/worker';
 import { inject } from 'vitest';
 import { createActivities, type ActivityDependencies } from '../../src/activities/index.js';
 import type { ModelSettings } from '../../src/activities/model-settings.js';
-import { workflowBundlerOptions } from '../../src/worker/workflow-code.js';
 
 export const demoModel: ModelSettings = { defaultModel: 'demo', requestTimeoutMs: 5_000 };
-
-let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
 
 /** The bundler's logger for tests: errors only. */
 export const quietBundlerLogger = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: console.error };
 
-/** The workflow code bundled once per test file. */
-export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
-  bundle ??= bundleWorkflowCode({ ...workflowBundlerOptions(), logger: quietBundlerLogger });
-  return bundle;
+/** Today's workflow code, bundled once for the whole test run by the global setup. */
+export async function workflowBundle(): Promise<{ codePath: string }> {
+  return { codePath: inject('workflowBundlePath') };
 }
 
 export function createTimeSkippingEnvironment(): Promise<TestWorkflowEnvironment> {
