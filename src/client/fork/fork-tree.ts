@@ -11,6 +11,7 @@ import type { SessionWorkflow } from '../../shared/workflow-types.js';
 import { sessionOwnerMemoKey } from '../session-list.js';
 import { forkPointAtPosition, forkPointsAtTime, type ForkPoint } from './fork-points.js';
 import { boundedMap } from './concurrency.js';
+import { ReplaySession } from './replay-run.js';
 import { rewriteIds } from './rewrite-ids.js';
 import { HistoryReads } from './session-runs.js';
 
@@ -43,8 +44,17 @@ interface PlannedMember {
  */
 export async function forkTree(client: Client, sourceId: string, at?: number): Promise<ForkOutcome> {
   const reads = new HistoryReads(client);
+  const replays = new ReplaySession(client.options.dataConverter);
+  try {
+    return await forkWith(client, reads, replays, sourceId, at);
+  } finally {
+    await replays.close();
+  }
+}
+
+async function forkWith(client: Client, reads: HistoryReads, replays: ReplaySession, sourceId: string, at?: number): Promise<ForkOutcome> {
   const attributes = namespaceAttributes(client);
-  const root: PlannedMember = { point: await forkPointAtPosition(client, reads, sourceId, at), id: randomUUID(), parent: null };
+  const root: PlannedMember = { point: await forkPointAtPosition(reads, replays, sourceId, at), id: randomUUID(), parent: null };
   const members = [root];
   const levels = [[root]];
   // Sub-agents running at the fork point, level by level, each at its latest turn end not after the root's.
@@ -57,8 +67,8 @@ export async function forkTree(client: Client, sourceId: string, at?: number): P
     const points =
       running.length > 0
         ? await forkPointsAtTime(
-            client,
             reads,
+            replays,
             running.map((child) => child.sourceId),
             root.point.atMs,
           )
