@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { z } from 'zod';
 import { ArborClient, type SessionEvent } from '../../src/client.js';
 import { defineHostTool } from '../../src/tools.js';
@@ -51,7 +51,13 @@ describe('an interrupt while a tool round runs (dev server, in-process worker wi
     // The worker reads the allow list as it is made: webFetch may reach the loopback page.
     process.env['ARBOR_FETCH_ALLOW'] = '127.0.0.1/32';
     try {
-      worker = await createArborWorker({ connection: settings, model: modelSettings, tools: [slowSurvey], webFetch: true });
+      worker = await createArborWorker({
+        connection: settings,
+        model: modelSettings,
+        tools: [slowSurvey],
+        webFetch: true,
+        workflowBundlePath: inject('workflowBundlePath'),
+      });
     } finally {
       delete process.env['ARBOR_FETCH_ALLOW'];
     }
