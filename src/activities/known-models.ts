@@ -10,11 +10,15 @@ const listTimeoutMs = 5_000;
 /** The most names a refusal lists. */
 const namesShown = 40;
 
-/** The models a worker's settings name: its default, webFetch's, those given a context window, ARBOR_MODELS and the aliases'. */
+/**
+ * The models a worker's settings name: its default, webFetch's, the summaries' (ARBOR_SUMMARY_MODEL), those given a
+ * context window, ARBOR_MODELS and the aliases'.
+ */
 export function configuredModels(settings: ModelSettings): string[] {
   const names = [
     settings.defaultModel,
     ...(settings.fetchModel ? [settings.fetchModel] : []),
+    ...(settings.summaryModel ? [settings.summaryModel] : []),
     ...Object.keys(settings.contextTokens?.models ?? {}),
     ...(settings.models ?? []),
     ...Object.values(settings.modelAliases ?? {}),
@@ -57,7 +61,9 @@ export function createModelCheck(settings: ModelSettings, openai: OpenAI | undef
         ok: false,
         error:
           `Model "${name}" is not one this worker knows, so no sub-agent was started: ` +
-          (served ? 'its endpoint does not list it. ' : 'it is not configured (ARBOR_MODEL, ARBOR_FETCH_MODEL, ARBOR_MODELS). ') +
+          (served
+            ? 'its endpoint does not list it. '
+            : 'it is not configured (ARBOR_MODEL, ARBOR_FETCH_MODEL, ARBOR_SUMMARY_MODEL, ARBOR_MODELS). ') +
           `Models it knows: ${shown}. Leave model out to use this session's model.`,
       };
     },

@@ -14,6 +14,7 @@ import {
 import { budgetAfterOverflow, budgetForContextTokens, isContextOverflow, messagesSize } from './context-window.js';
 import type { WebFetchSettings } from './web-fetch-settings.js';
 import type { ModelUsage } from '../shared/usage.js';
+import { whileHeartbeating } from './heartbeating.js';
 import { readUsage } from './model-reply.js';
 import { defaultPrices, priceUsage, type PriceTable } from './prices.js';
 import {
@@ -74,13 +75,15 @@ export function createWebActivities({ search, fetchAllow, extraction, fetch }: W
       const extract = extractorFor?.(spent);
       const withUsage = (reply: ToolReply<string>): WebFetchReply => (spent.length > 0 ? { ...reply, usage: spent } : reply);
       try {
-        const result = await webFetch(input, {
+        const signal = Context.current().cancellationSignal;
+        const options = {
           allow: fetchAllow,
-          signal: Context.current().cancellationSignal,
+          signal,
           timeoutMs: left,
           ...(fetch.extractionThresholdBytes !== undefined ? { extractionThresholdBytes: fetch.extractionThresholdBytes } : {}),
           ...(extract ? { extract } : {}),
-        });
+        };
+        const result = await whileHeartbeating(() => webFetch(input, options));
         return withUsage({ ok: true, result });
       } catch (error) {
         // The call's time is spent: the model reads that, and no retry makes it wait longer.
@@ -98,7 +101,8 @@ export function createWebActivities({ search, fetchAllow, extraction, fetch }: W
 
     async searchWeb(input: WebSearchInput): Promise<ToolReply<WebSearchResult>> {
       try {
-        return { ok: true, result: await webSearch(input, search, { signal: Context.current().cancellationSignal }) };
+        const signal = Context.current().cancellationSignal;
+        return { ok: true, result: await whileHeartbeating(() => webSearch(input, search, { signal })) };
       } catch (error) {
         if (error instanceof WebSearchError || error instanceof WebSearchInputError) return { ok: false, error: error.message };
         throw error;

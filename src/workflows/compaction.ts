@@ -5,6 +5,7 @@ import { summaryCut } from '../shared/summary-cut.js';
 import { utf8Length } from '../shared/utf8.js';
 import type { SessionState } from './session-state.js';
 import { hasChange } from './session-changes.js';
+import { summaryBudgetRefusal } from './summary-budget.js';
 import { carriedTranscriptBytes, carriedTranscriptEntries } from './transcript.js';
 import type { ModelCursor } from './turn.js';
 
@@ -63,10 +64,25 @@ export class Compaction {
   async run(reason: CompactionReason): Promise<CompactReceipt> {
     const { state, cursor } = this;
     this.running = true;
-    const start = cursor.sent;
-    cursor.sent = state.transcript.entries.length;
     const keepChars = cursor.fitted?.conversation_chars;
+    const fallback =
+      reason === 'continue_as_new'
+        ? 'the oldest entries are left behind when the session continues as new, as before'
+        : "the oldest messages are left out to fit the model's context window, as before";
     try {
+      const refusal = await summaryBudgetRefusal(state);
+      if (refusal !== null) {
+        this.quietUntil = state.transcript.entries.length + entriesBeforeRetry;
+        state.append({
+          role: 'notice',
+          content: `The conversation was not summarized, because the budget is spent; ${fallback}. ${refusal}`,
+          turn: state.turn,
+        });
+        return { outcome: 'failed', reason: refusal };
+      }
+      // The activity's transcript cache is sent only what it has not seen: the refused call above sent nothing.
+      const start = cursor.sent;
+      cursor.sent = state.transcript.entries.length;
       const reply = await summarizeConversation.executeWithOptions({ summary: `summarize · ${reason} · ${state.settings.model}` }, [
         {
           session_id: state.identity.session_id,
@@ -100,10 +116,6 @@ export class Compaction {
       if (isCancellation(error)) throw error;
       const why = failureText(error);
       this.quietUntil = state.transcript.entries.length + entriesBeforeRetry;
-      const fallback =
-        reason === 'continue_as_new'
-          ? 'the oldest entries are left behind when the session continues as new, as before'
-          : "the oldest messages are left out to fit the model's context window, as before";
       state.append({ role: 'notice', content: `Summarizing the conversation failed (${why}); ${fallback}.`, turn: state.turn });
       return { outcome: 'failed', reason: why };
     } finally {

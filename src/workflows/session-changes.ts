@@ -136,8 +136,17 @@ type LaterChange = (typeof laterChanges)[number];
  * - `older-entries-summarized`: between turns, after a model call that left messages out to fit the context window,
  *   and as a run continues as new with more transcript than it carries, the session calls the `summarizeConversation`
  *   activity and puts a `summary` entry in its transcript (or a notice when the call failed). Asked only then.
+ * - `summary-calls-checked-against-budget`: a summary call is checked against the budget as a model call is (a member
+ *   of a budgeted tree may ask its root for an allowance first); at a spent budget none is made, and a notice says the
+ *   oldest entries are left out instead. Asked only as a summary is about to be made in a session that has a budget
+ *   or draws from its root's.
  */
-export const changesAfterV3 = ['cron-held-at-spent-budget', 'tree-budget-reaches-running-sub-agents', 'older-entries-summarized'] as const;
+export const changesAfterV3 = [
+  'cron-held-at-spent-budget',
+  'tree-budget-reaches-running-sub-agents',
+  'older-entries-summarized',
+  'summary-calls-checked-against-budget',
+] as const;
 
 export type SessionChange =
   (typeof arborSessionChanges)[number] | (typeof arborSessionV2Changes)[number] | LaterChange | (typeof changesAfterV3)[number];

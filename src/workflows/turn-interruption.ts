@@ -1,4 +1,5 @@
 import { CancellationScope, getExternalWorkflowHandle } from '@temporalio/workflow';
+import { interruptionNotice } from './interruption-notice.js';
 import type { SessionState } from './session-state.js';
 import type { StreamRing } from './stream-ring.js';
 
@@ -23,6 +24,7 @@ export class TurnInterruption {
   /** Filled in by the turn as it ends interrupted. */
   modelCallCancelled = false;
   toolCallsCancelled: string[] = [];
+  toolCallsDropped: string[] = [];
   round = 0;
 
   constructor(readonly enabled: boolean) {}
@@ -33,6 +35,7 @@ export class TurnInterruption {
     this.request = null;
     this.modelCallCancelled = false;
     this.toolCallsCancelled = [];
+    this.toolCallsDropped = [];
     this.round = 0;
     const scope = new CancellationScope();
     this.scope = scope;
@@ -91,16 +94,17 @@ export async function recordInterruption(state: SessionState, interruption: Turn
   const running = request.stop_sub_agents ? state.runningChildren() : [];
   // Their handles (or, for those of earlier runs, their finish signals) record each as stopped.
   await Promise.allSettled(running.map((child) => getExternalWorkflowHandle(child.sub_session_id).cancel()));
-  const cancelled = [
-    ...(interruption.modelCallCancelled ? ['the model call'] : []),
-    ...interruption.toolCallsCancelled.map((name) => `the ${name} call`),
-    ...(running.length > 0 ? [`${running.length} sub-agent(s)`] : []),
-  ];
-  const kept = request.stop_sub_agents ? '' : state.runningChildren().length > 0 ? ' Sub-agents keep running.' : '';
+  const keepRunning = !request.stop_sub_agents && state.runningChildren().length > 0;
   state.append({
     role: 'notice',
-    content:
-      `Turn ${state.turn} was interrupted by a new message` + (cancelled.length > 0 ? `; cancelled ${cancelled.join(', ')}.` : '.') + kept,
+    content: interruptionNotice({
+      turn: state.turn,
+      modelCallCancelled: interruption.modelCallCancelled,
+      toolCallsCancelled: interruption.toolCallsCancelled,
+      toolCallsDropped: interruption.toolCallsDropped,
+      subAgentsStopped: running.length,
+      subAgentsKeepRunning: keepRunning,
+    }),
     turn: state.turn,
   });
   state.events.emit({

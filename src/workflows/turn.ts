@@ -107,6 +107,7 @@ async function runRounds(state: SessionState, settings: TurnSettings, cursor: Mo
     cursor.fitted = reply.context_fitted;
     // The reply came in the activation the interrupt did: its text is kept, its tool calls are not made.
     const toolCalls = services.interruption.interrupted() ? [] : reply.tool_calls;
+    if (toolCalls.length < reply.tool_calls.length) services.interruption.toolCallsDropped = reply.tool_calls.map((call) => call.name);
     state.append({
       role: 'assistant',
       content: reply.content ?? '',

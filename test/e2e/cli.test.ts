@@ -190,6 +190,9 @@ describe('the arbor CLI against a running worker', () => {
     expect(good.stdout).toContain('Context windows: llama3.1 8,192 tokens, other models 128,000 tokens');
     const unset = await runCli(['doctor', '--no-install'], base);
     expect(unset.stdout).toContain('Context windows: every model learned from the model endpoint');
+    expect(unset.stdout).toContain("Summaries: written by each session's own model");
+    const summaries = await runCli(['doctor', '--no-install', '--json'], { ...base, ARBOR_SUMMARY_MODEL: 'small-summarizer' });
+    expect(JSON.parse(summaries.stdout).model).toMatchObject({ summary_model: 'small-summarizer', summaries: true });
     const bad = await runCli(['doctor', '--no-install'], { ...base, ARBOR_MODEL_CONTEXT_TOKENS: '128k' });
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toContain('ARBOR_MODEL_CONTEXT_TOKENS must give context windows as whole numbers of tokens, at least 1,000');

@@ -210,3 +210,37 @@ describe('compaction asked for by the user', () => {
     expect(shown.stdout).toContain(`[summary of 5 earlier entries, asked for by the user] SUMMARY-2 of ${tag}`);
   });
 });
+
+describe('summary calls and the budget', () => {
+  it("counts a summary call's usage into the session's and the tree's totals, and makes none at a spent budget, saying so", async () => {
+    const tag = newTag();
+    summaryAnswers.set(tag, () => ({ content: `SUMMARY of ${tag}`, usage: { prompt_tokens: 500, completion_tokens: 40 } }));
+    const session = await harness.client.startSession({ instruction: `start ${tag}`, tools: [], system_prompt: 'You are a test agent.' });
+    await session.waitUntilIdle({ timeoutMs: 60_000 });
+    await session.setBudget({ max_tokens: 1_000_000 });
+    await say(session, `second message of ${tag}`);
+    const before = (await session.snapshot()).usage!;
+
+    expect(await session.compact()).toMatchObject({ outcome: 'summarized' });
+    const after = (await session.snapshot()).usage!;
+    expect(after.session.calls).toBe(before.session.calls + 1);
+    expect(after.session.total_tokens).toBe(before.session.total_tokens + 540);
+    expect(after.tree!.total_tokens).toBe(before.tree!.total_tokens + 540);
+
+    await say(session, `third message of ${tag}`);
+    // Spent: the next turn's model call is refused, and so is the summary call compact() asks for.
+    await session.setBudget({ max_tokens: (await session.snapshot()).usage!.tree!.total_tokens });
+    const refused = await session.send(`fourth message of ${tag}`);
+    await session.waitUntilIdle({ messageId: refused, timeoutMs: 60_000 });
+    const summaryCalls = summaryRequestsOf(tag).length;
+    const receipt = await session.compact();
+    expect(receipt).toMatchObject({ outcome: 'failed', reason: expect.stringMatching(/^The token budget is spent: /) });
+    expect(summaryRequestsOf(tag)).toHaveLength(summaryCalls);
+    const notices = (await session.transcript()).filter((entry) => entry.role === 'notice').map((entry) => entry.content);
+    expect(notices.at(-1)).toMatch(
+      /^The conversation was not summarized, because the budget is spent; the oldest messages are left out to fit the model's context window, as before\. The token budget is spent: /,
+    );
+    expect(summariesIn(await session.transcript())).toHaveLength(1);
+    expect(await harness.workflowTaskFailures(session.id)).toEqual([]);
+  });
+});

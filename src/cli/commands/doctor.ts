@@ -46,6 +46,8 @@ export const doctorCommand = withConnectionFlags(
       base_url: model.baseURL ?? (model.apiKey ? 'https://api.openai.com/v1' : null),
       api_key: model.apiKey ? 'set' : 'not set',
       context_tokens: model.contextTokens ?? null,
+      summary_model: model.summaries === false ? null : (model.summaryModel ?? null),
+      summaries: model.summaries !== false,
     },
     mcp_servers: 'servers' in mcp ? mcp.servers : { problem: mcp.problem },
     encryption: encryptionReport(settings),
@@ -107,6 +109,7 @@ function renderDoctor(
     `Task queue ${report.temporal.task_queue}: ${describeWorkers(report.temporal.workers as PollingWorker[] | string | null)}`,
     `Model ${report.model.default_model}${report.model.base_url ? ` at ${report.model.base_url}` : ''}, API key ${report.model.api_key}`,
     `Context windows: ${describeContextWindows(report.model.context_tokens as ContextWindows | null)}`,
+    `Summaries: ${report.model.summaries === false ? 'off (ARBOR_SUMMARIES=off)' : typeof report.model.summary_model === 'string' ? `written by ${report.model.summary_model} (ARBOR_SUMMARY_MODEL)` : "written by each session's own model"}`,
     ...describeMcpProbe(mcp),
     describeEncryption(report.encryption),
   );

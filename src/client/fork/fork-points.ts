@@ -1,9 +1,8 @@
-import type { Client } from '@temporalio/client';
 import { ArborClientError } from '../errors.js';
 import type { ForkPointState } from '../../shared/fork.js';
 import type { SessionInput } from '../../shared/session.js';
-import { replayRuns, type TurnEnd } from './replay-run.js';
-import { sessionRuns, type SessionRun } from './session-runs.js';
+import type { ReplaySession, TurnEnd } from './replay-run.js';
+import { childrenStillRunning, type HistoryReads, type SessionRun } from './session-runs.js';
 
 /** A session's state at a turn end, with the input of the run it was in (whose options the fork repeats). */
 export interface ForkPoint {
@@ -22,20 +21,29 @@ export interface ForkPoint {
  * The state of `sessionId` at the turn end where its transcript had `position` entries (default: its latest turn end),
  * read from the run that holds it, newest run first. A position past the latest turn end, or inside a turn, is refused.
  */
-export async function forkPointAtPosition(client: Client, sessionId: string, position?: number): Promise<ForkPoint> {
+export async function forkPointAtPosition(
+  reads: HistoryReads,
+  replays: ReplaySession,
+  sessionId: string,
+  position?: number,
+): Promise<ForkPoint> {
   if (position !== undefined && (!Number.isInteger(position) || position < 1))
     throw new ArborClientError(`A fork position is a whole number of transcript entries, at least 1 (got ${position}).`);
   let wanted = position;
   let newest = true;
-  for await (const run of sessionRuns(client, sessionId)) {
-    let [replayed] = await replayRuns([{ sessionId, run, target: { position: wanted ?? 0 } }], client.options.dataConverter);
+  for await (const run of reads.runs(sessionId)) {
+    // Read while this run replays: the sub-agents it started and saw no end of are those the fork will read next.
+    if (newest) reads.readAhead(childrenStillRunning(run));
+    // The latest turn end is not known before the replay: every turn end then hands back its state, so one replay does.
+    const target = wanted === undefined ? { not_after_ms: Number.MAX_SAFE_INTEGER } : { position: wanted };
+    let [replayed] = await replays.replay([{ sessionId, run, target }]);
     const latest = replayed!.turnEnds.at(-1);
     if (newest) {
       newest = false;
       if (wanted === undefined) {
         if (!latest) throw new ArborClientError(`Session ${sessionId} has not finished a turn yet: there is no point to fork it at.`);
         wanted = latest.total;
-        if (!latest.state) [replayed] = await replayRuns([{ sessionId, run, target: { position: wanted } }], client.options.dataConverter);
+        if (!latest.state) [replayed] = await replays.replay([{ sessionId, run, target: { position: wanted } }]);
       } else if (!latest || wanted > latest.total) {
         throw new ArborClientError(
           `Position ${wanted} is past the end of session ${sessionId}: its latest turn ended at position ${latest?.total ?? 0}.`,
@@ -56,12 +64,16 @@ export async function forkPointAtPosition(client: Client, sessionId: string, pos
  * that began by then; one with no turn end by then is started again from its first input. Replays the current runs of
  * all of them in one replay worker.
  */
-export async function forkPointsAtTime(client: Client, sessionIds: readonly string[], notAfterMs: number): Promise<ForkPoint[]> {
-  const runs = sessionIds.map((id) => sessionRuns(client, id));
+export async function forkPointsAtTime(
+  reads: HistoryReads,
+  replays: ReplaySession,
+  sessionIds: readonly string[],
+  notAfterMs: number,
+): Promise<ForkPoint[]> {
+  const runs = sessionIds.map((id) => reads.runs(id));
   const firstRuns = await Promise.all(runs.map(async (iterator) => (await iterator.next()).value as SessionRun));
-  const replayed = await replayRuns(
+  const replayed = await replays.replay(
     sessionIds.map((sessionId, index) => ({ sessionId, run: firstRuns[index]!, target: { not_after_ms: notAfterMs } })),
-    client.options.dataConverter,
   );
   return Promise.all(
     sessionIds.map(async (sessionId, index) => {
@@ -73,7 +85,7 @@ export async function forkPointsAtTime(client: Client, sessionIds: readonly stri
         const previous = (await runs[index]!.next()).value as SessionRun | undefined;
         if (!replay.input.carried || !previous) return { sessionId, run, input: replay.input, position: 0, atMs: replay.startedAtMs };
         run = previous;
-        replay = (await replayRuns([{ sessionId, run, target: { not_after_ms: notAfterMs } }], client.options.dataConverter))[0]!;
+        replay = (await replays.replay([{ sessionId, run, target: { not_after_ms: notAfterMs } }]))[0]!;
       }
     }),
   );

@@ -10,7 +10,10 @@ import { defaultOwner } from '../../shared/tools/memory.js';
 import type { SessionWorkflow } from '../../shared/workflow-types.js';
 import { sessionOwnerMemoKey } from '../session-list.js';
 import { forkPointAtPosition, forkPointsAtTime, type ForkPoint } from './fork-points.js';
+import { boundedMap } from './concurrency.js';
+import { ReplaySession } from './replay-run.js';
 import { rewriteIds } from './rewrite-ids.js';
+import { HistoryReads } from './session-runs.js';
 
 /** One member of a forked tree: where it came from, and its id in the new tree. */
 export interface ForkedMember {
@@ -40,8 +43,20 @@ interface PlannedMember {
  * tree, parents before their sub-agents. The source's workflows are only read.
  */
 export async function forkTree(client: Client, sourceId: string, at?: number): Promise<ForkOutcome> {
-  const root: PlannedMember = { point: await forkPointAtPosition(client, sourceId, at), id: randomUUID(), parent: null };
+  const reads = new HistoryReads(client);
+  const replays = new ReplaySession(client.options.dataConverter);
+  try {
+    return await forkWith(client, reads, replays, sourceId, at);
+  } finally {
+    await replays.close();
+  }
+}
+
+async function forkWith(client: Client, reads: HistoryReads, replays: ReplaySession, sourceId: string, at?: number): Promise<ForkOutcome> {
+  const attributes = namespaceAttributes(client);
+  const root: PlannedMember = { point: await forkPointAtPosition(reads, replays, sourceId, at), id: randomUUID(), parent: null };
   const members = [root];
+  const levels = [[root]];
   // Sub-agents running at the fork point, level by level, each at its latest turn end not after the root's.
   for (let level = [root]; level.length > 0;) {
     const running = level.flatMap((parent) =>
@@ -52,25 +67,30 @@ export async function forkTree(client: Client, sourceId: string, at?: number): P
     const points =
       running.length > 0
         ? await forkPointsAtTime(
-            client,
+            reads,
+            replays,
             running.map((child) => child.sourceId),
             root.point.atMs,
           )
         : [];
     level = points.map((point, index) => ({ point, id: randomUUID(), parent: running[index]!.parent }));
     members.push(...level);
+    if (level.length > 0) levels.push(level);
   }
   const ids = new Map(members.map((member) => [member.point.sessionId, member.id]));
-  const attributes = await namespaceAttributes(client);
-  for (const member of members) {
-    const input = forkInput(member, ids);
-    await client.workflow.start<SessionWorkflow>(sessionWorkflowType, {
-      workflowId: member.id,
-      taskQueue: member.point.run.taskQueue,
-      args: [input],
-      staticSummary: input.title,
-      ...(member.parent ? {} : { memo: { [sessionOwnerMemoKey]: input.owner ?? defaultOwner } }),
-      typedSearchAttributes: startAttributes(member, input, attributes),
+  const has = await attributes;
+  // Parents before their sub-agents (a sub-agent may signal its parent at once); the members of a level side by side.
+  for (const level of levels) {
+    await boundedMap(level, (member) => {
+      const input = forkInput(member, ids);
+      return client.workflow.start<SessionWorkflow>(sessionWorkflowType, {
+        workflowId: member.id,
+        taskQueue: member.point.run.taskQueue,
+        args: [input],
+        staticSummary: input.title,
+        ...(member.parent ? {} : { memo: { [sessionOwnerMemoKey]: input.owner ?? defaultOwner } }),
+        typedSearchAttributes: startAttributes(member, input, has),
+      });
     });
   }
   return {

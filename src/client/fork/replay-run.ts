@@ -27,54 +27,104 @@ export interface ReplayRequest {
   target: ForkProbeTarget;
 }
 
+interface Pending {
+  request: ReplayRequest;
+  resolve: (replayed: ReplayedRun) => void;
+  reject: (error: unknown) => void;
+  seen: { input?: SessionInput; startedAtMs: number; turnEnds: TurnEnd[] };
+}
+
 /**
- * Replays runs of sessions, one after another in one replay worker whose bundle has the fork probe, and reads their
- * turn ends (with the state of those each `target` names). The target travels in the start event's memo of a copy of
- * the history: a replay worker takes no other input, and cannot be queried. Nothing is written to Temporal.
+ * One replay worker for a whole fork, whose bundle has the fork probe: it replays runs of sessions one after another
+ * as they are asked for, and reads their turn ends (with the state of those each `target` names). Kept open between
+ * asks (the root's replay decides which sub-agents to read next), so that the bundle is loaded into a V8 context
+ * once. The target travels in the start event's memo of a copy of the history: a replay worker takes no other input,
+ * and cannot be queried. Nothing is written to Temporal. `close()` ends it.
  */
-export async function replayRuns(requests: readonly ReplayRequest[], dataConverter?: DataConverter): Promise<ReplayedRun[]> {
-  const seen: { input?: SessionInput; startedAtMs: number; turnEnds: TurnEnd[] }[] = [];
-  let current: (typeof seen)[number] | undefined;
-  async function* histories() {
-    for (const { sessionId, run, target } of requests) {
-      current = { startedAtMs: 0, turnEnds: [] };
-      seen.push(current);
-      yield { workflowId: sessionId, history: withProbeTarget(run.history, target) };
-    }
+export class ReplaySession {
+  private readonly queue: Pending[] = [];
+  private wake: (() => void) | undefined;
+  private closed = false;
+  private failure: unknown;
+  private loop: Promise<void> | undefined;
+
+  constructor(private readonly dataConverter?: DataConverter) {}
+
+  /** Replays these runs (in this order) and gives what each shows. */
+  replay(requests: readonly ReplayRequest[]): Promise<ReplayedRun[]> {
+    return Promise.all(requests.map((request) => this.one(request)));
   }
-  quietRuntime();
-  const replays = Worker.runReplayHistories(
-    {
-      workflowBundle: { codePath: await forkBundlePath() },
-      replayName: 'arbor-fork',
-      ...(dataConverter ? { dataConverter } : {}),
-      sinks: {
-        arborForkProbe: {
-          started: {
-            fn: (info, started: SessionInput) => {
-              if (!current) return;
-              current.input = started;
-              current.startedAtMs = new Date(info.runStartTime).getTime();
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.wake?.();
+    await this.loop;
+  }
+
+  private one(request: ReplayRequest): Promise<ReplayedRun> {
+    if (this.failure !== undefined) return Promise.reject(this.failure);
+    if (this.closed) return Promise.reject(new Error('The fork replay has been closed.'));
+    this.loop ??= this.run();
+    return new Promise((resolve, reject) => {
+      this.queue.push({ request, resolve, reject, seen: { startedAtMs: 0, turnEnds: [] } });
+      this.wake?.();
+    });
+  }
+
+  private async run(): Promise<void> {
+    let current: Pending | undefined;
+    const histories = async function* (this: ReplaySession) {
+      for (;;) {
+        while (this.queue.length === 0 && !this.closed) await new Promise<void>((resolve) => (this.wake = resolve));
+        current = this.queue.shift();
+        if (!current) return;
+        const { sessionId, run, target } = current.request;
+        yield { workflowId: sessionId, history: withProbeTarget(run.history, target) };
+      }
+    }.call(this);
+    quietRuntime();
+    try {
+      const replays = Worker.runReplayHistories(
+        {
+          workflowBundle: { codePath: await forkBundlePath() },
+          replayName: 'arbor-fork',
+          ...(this.dataConverter ? { dataConverter: this.dataConverter } : {}),
+          sinks: {
+            arborForkProbe: {
+              started: {
+                fn: (info, started: SessionInput) => {
+                  if (!current) return;
+                  current.seen.input = started;
+                  current.seen.startedAtMs = new Date(info.runStartTime).getTime();
+                },
+                callDuringReplay: true,
+              },
+              turnEnded: { fn: (_info, point: TurnEnd) => void current?.seen.turnEnds.push(point), callDuringReplay: true },
             },
-            callDuringReplay: true,
           },
-          turnEnded: { fn: (_info, point: TurnEnd) => void current?.turnEnds.push(point), callDuringReplay: true },
         },
-      },
-    },
-    histories(),
-  );
-  let index = 0;
-  for await (const result of replays) {
-    const request = requests[index++]!;
-    if (result.error) throw new Error(`Session ${request.sessionId} (run ${request.run.runId}) did not replay: ${result.error.message}`);
+        histories,
+      );
+      for await (const result of replays) {
+        const done = current;
+        if (!done) continue;
+        current = undefined;
+        const { sessionId, run } = done.request;
+        if (result.error) done.reject(new Error(`Session ${sessionId} (run ${run.runId}) did not replay: ${result.error.message}`));
+        else if (!done.seen.input)
+          done.reject(new Error(`The replay of session ${sessionId} (run ${run.runId}) did not start the session workflow.`));
+        else {
+          const { input, startedAtMs, turnEnds } = done.seen as Pending['seen'] & { input: SessionInput };
+          done.resolve({ input, startedAtMs, turnEnds: [...runStart(input, startedAtMs), ...turnEnds] });
+        }
+      }
+    } catch (error) {
+      this.failure = error;
+      current?.reject(error);
+    }
+    // Asked for after the worker stopped (or never replayed): told, not left waiting.
+    for (const left of this.queue.splice(0)) left.reject(this.failure ?? new Error('The fork replay has been closed.'));
   }
-  return seen.map((replayed, at) => {
-    const { sessionId, run } = requests[at]!;
-    const input = replayed.input;
-    if (!input) throw new Error(`The replay of session ${sessionId} (run ${run.runId}) did not start the session workflow.`);
-    return { input, startedAtMs: replayed.startedAtMs, turnEnds: [...runStart(input, replayed.startedAtMs), ...replayed.turnEnds] };
-  });
 }
 
 /**

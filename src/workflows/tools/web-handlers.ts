@@ -5,8 +5,10 @@ import type { webFetch, webSearch } from '../../shared/tools/web.js';
 import { replyText } from './reply.js';
 import type { ToolContext } from './tool-context.js';
 
+// The activities heartbeat, so that an interrupt or a stop cancels a fetch or search under way (see whileHeartbeating).
 const web = proxyActivities<Activities>({
   startToCloseTimeout: '2 minutes',
+  heartbeatTimeout: '15 seconds',
   retry: { initialInterval: '2 seconds', maximumAttempts: 3 },
 });
 

@@ -1,0 +1,143 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { z } from 'zod';
+import { ArborClient, type SessionEvent } from '../../src/client.js';
+import { defineHostTool } from '../../src/tools.js';
+import { createArborWorker, type ArborWorker } from '../../src/worker.js';
+import { devServerSettings } from '../support/connection.js';
+import { FakeOpenAI } from '../support/fake-openai.js';
+import { ScriptedModel, toolResults } from '../support/scripted-model.js';
+import { waitUntil } from '../support/wait.js';
+
+/** What the slow tool's handler saw: when it started, and when its abort signal fired. */
+const survey: { startedAt?: number; abortedAt?: number; finished: boolean } = { finished: false };
+
+const slowSurvey = defineHostTool({
+  name: 'slow_survey',
+  description: 'Surveys the warehouse; takes minutes.',
+  input: z.object({ aisle: z.string() }),
+  run: (_args, context) =>
+    new Promise<string>((resolve) => {
+      survey.startedAt = Date.now();
+      const done = setTimeout(() => ((survey.finished = true), resolve('surveyed')), 120_000);
+      context.signal.addEventListener('abort', () => {
+        survey.abortedAt = Date.now();
+        clearTimeout(done);
+        resolve('aborted');
+      });
+    }),
+});
+
+/** A loopback page that never answers: when each request came, and when its connection was closed. */
+const page: { requestedAt?: number; closedAt?: number } = {};
+const slowPage: Server = createServer((request) => {
+  page.requestedAt = Date.now();
+  request.socket.on('close', () => (page.closedAt = Date.now()));
+});
+
+describe('an interrupt while a tool round runs (dev server, in-process worker with a host tool, fake model)', () => {
+  const fake = new FakeOpenAI();
+  const model = new ScriptedModel(fake);
+  let worker: ArborWorker;
+  let running: Promise<void>;
+  let client: ArborClient;
+
+  beforeAll(async () => {
+    await fake.start();
+    await new Promise<void>((resolve) => slowPage.listen(0, '127.0.0.1', resolve));
+    const settings = devServerSettings();
+    const modelSettings = { apiKey: 'sk-interrupt-tool', baseURL: fake.baseURL, defaultModel: 'fake-model', requestTimeoutMs: 10_000 };
+    // The worker reads the allow list as it is made: webFetch may reach the loopback page.
+    process.env['ARBOR_FETCH_ALLOW'] = '127.0.0.1/32';
+    try {
+      worker = await createArborWorker({
+        connection: settings,
+        model: modelSettings,
+        tools: [slowSurvey],
+        webFetch: true,
+        workflowBundlePath: inject('workflowBundlePath'),
+      });
+    } finally {
+      delete process.env['ARBOR_FETCH_ALLOW'];
+    }
+    running = worker.run();
+    client = await ArborClient.fromSettings(settings);
+  });
+
+  afterAll(async () => {
+    await client?.close();
+    worker?.shutdown();
+    await running;
+    await fake.stop();
+    slowPage.closeAllConnections();
+    await new Promise((resolve) => slowPage.close(resolve));
+  });
+
+  it("cancels a running host tool's activity (its handler's signal fires), keeps the round's finished todoWrite result, and starts the new turn with the message", async () => {
+    const instruction = 'Survey aisle 7 and note it in the todo list.';
+    model.script(
+      instruction,
+      {
+        toolCalls: [
+          { name: 'todoWrite', arguments: JSON.stringify({ todos: [{ content: 'survey aisle 7', status: 'in_progress' }] }) },
+          { name: 'slow_survey', arguments: JSON.stringify({ aisle: '7' }) },
+        ],
+      },
+      { content: 'Skipped the survey, as asked.' },
+    );
+    const session = await client.startSession({ instruction });
+    await waitUntil(() => survey.startedAt !== undefined, 30_000);
+
+    const messageId = await session.send('Never mind the survey.', { mode: 'interrupt' });
+    // The handler learns of it from the heartbeat's answer: within a second or two of the interrupt.
+    await waitUntil(() => survey.abortedAt !== undefined, 20_000);
+    const snapshot = await session.waitUntilIdle({ messageId, timeoutMs: 60_000 });
+    expect(snapshot.turn).toBe(2);
+    expect(snapshot.last_message?.content).toBe('Skipped the survey, as asked.');
+    expect(survey.finished).toBe(false);
+
+    const next = fake.requestsFor(instruction)[1]!;
+    const results = toolResults(next);
+    expect(results).toHaveLength(2);
+    expect(results[0]).not.toMatch(/^Interrupted: /);
+    expect(results[1]).toMatch(/^Interrupted: /);
+    expect(next.body.messages.at(-1)).toMatchObject({ role: 'user', content: 'Never mind the survey.' });
+
+    const events: SessionEvent[] = [];
+    for await (const event of session.events({ follow: false })) events.push(event);
+    expect(events.find((event) => event.type === 'turn_interrupted')).toMatchObject({
+      turn: 1,
+      message_id: messageId,
+      model_call_cancelled: false,
+      tool_calls_cancelled: ['slow_survey'],
+    });
+    const transcript = await session.transcript();
+    expect(transcript.find((entry) => entry.role === 'notice')?.content).toBe(
+      'Turn 1 was interrupted by a new message; cancelled the slow_survey call.',
+    );
+    expect(snapshot.todos).toEqual([expect.objectContaining({ content: 'survey aisle 7', status: 'in_progress' })]);
+  });
+
+  it("cancels a webFetch under way on an interrupt: the page's server sees the connection closed", async () => {
+    const instruction = 'Read the slow page.';
+    const url = `http://127.0.0.1:${(slowPage.address() as AddressInfo).port}/report`;
+    model.script(
+      instruction,
+      { toolCalls: [{ name: 'webFetch', arguments: JSON.stringify({ url, prompt: 'Summarise it.' }) }] },
+      { content: 'Left the page.' },
+    );
+    const session = await client.startSession({ instruction });
+    await waitUntil(() => page.requestedAt !== undefined, 30_000);
+
+    const messageId = await session.send('Forget the page.', { mode: 'interrupt' });
+    await waitUntil(() => page.closedAt !== undefined, 20_000);
+    const snapshot = await session.waitUntilIdle({ messageId, timeoutMs: 60_000 });
+    expect(snapshot.last_message?.content).toBe('Left the page.');
+    expect(toolResults(fake.requestsFor(instruction)[1]!)).toEqual([expect.stringMatching(/^Interrupted: /)]);
+    const transcript = await session.transcript();
+    expect(transcript.find((entry) => entry.role === 'notice')?.content).toBe(
+      'Turn 1 was interrupted by a new message; cancelled the webFetch call.',
+    );
+  });
+});
