@@ -1,4 +1,5 @@
 import type { Client } from '@temporalio/client';
+import type proto from '@temporalio/proto';
 import { abortableCall } from './abortable-call.js';
 
 const historyPageSize = 256;
@@ -10,12 +11,14 @@ const historyPageSize = 256;
  */
 export class HistoryWatch {
   private nextPageToken: Uint8Array | undefined;
+  /** The events the last 'changed' brought, in history order. */
+  events: proto.temporal.api.history.v1.IHistoryEvent[] = [];
 
   /** Watches one run: a continue-as-new closes it, and the reader starts a watch on the next run. */
   constructor(
     private readonly client: Client,
     private readonly workflowId: string,
-    private readonly runId: string,
+    readonly runId: string,
   ) {}
 
   /** Resolves when the history has grown since the last call ('changed'), or when the run has ended ('closed'). */
@@ -34,7 +37,10 @@ export class HistoryWatch {
       const response = await abortableCall(this.client, signal, request);
       const events = response.history?.events ?? [];
       this.nextPageToken = response.nextPageToken && response.nextPageToken.length > 0 ? response.nextPageToken : undefined;
-      if (events.length > 0) return 'changed';
+      if (events.length > 0) {
+        this.events = events;
+        return 'changed';
+      }
       if (!this.nextPageToken) return 'closed';
     }
   }
