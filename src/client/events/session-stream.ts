@@ -43,6 +43,8 @@ export async function* readSessionStream(client: Client, sessionId: string, opti
         const description = await call(() => handle.describe());
         running = description.status.name === 'RUNNING';
         watch = new HistoryWatch(client, sessionId, description.runId);
+        // Its pages of the past are read while the ring is queried.
+        if (running) watch.prefetch(signal);
       }
       const read = await page(after);
       if (read.missed) options.onMissed?.();
