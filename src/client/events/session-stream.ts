@@ -39,14 +39,19 @@ export async function* readSessionStream(client: Client, sessionId: string, opti
   try {
     let after = options.from === 'now' ? (await page(Number.MAX_SAFE_INTEGER)).last_pos : (options.from ?? 0);
     for (;;) {
+      // The ring is queried while the run is described and its history's pages of the past are read.
+      let reading = page(after);
+      // Awaited below; a failure while the describe runs must not count as unhandled meanwhile.
+      reading.catch(() => {});
       if (!watch && options.follow !== false) {
         const description = await call(() => handle.describe());
         running = description.status.name === 'RUNNING';
         watch = new HistoryWatch(client, sessionId, description.runId);
-        // Its pages of the past are read while the ring is queried.
         if (running) watch.prefetch(signal);
+        // Ended: the page may have been read before its last items; it is read again, after the end.
+        else reading = reading.then(() => page(after));
       }
-      const read = await page(after);
+      const read = await reading;
       if (read.missed) options.onMissed?.();
       for (const item of read.items) {
         yield item;
