@@ -61,8 +61,9 @@ async function measure() {
   const firstDelta: number[] = [];
   // Where a first delta's time goes, by the server's event times (one clock: one machine): the provider's first chunk
   // to the recorded streamDeltas signal (the activity's send), to the end of the workflow task that took it, to the
-  // client's yield (long-poll wake, then the stream query and its query task).
-  const legs = { toSignal: [] as number[], toTaskDone: [] as number[], toClient: [] as number[] };
+  // client's yield (long-poll wake, then the stream query and its query task). A reader that yields the recorded batch
+  // from its long poll (early-stream-items.ts) does not wait for that task: signalToClient is its own leg.
+  const legs = { toSignal: [] as number[], toTaskDone: [] as number[], toClient: [] as number[], signalToClient: [] as number[] };
   const perTurn: Record<'streamed' | 'unstreamed', { events: number[]; bytes: number[] }> = {
     streamed: { events: [], bytes: [] },
     unstreamed: { events: [], bytes: [] },
@@ -102,6 +103,7 @@ async function measure() {
           legs.toSignal.push(path.signalAt - chunkAt);
           legs.toTaskDone.push(path.taskDoneAt - path.signalAt);
           legs.toClient.push(firstAt! - path.taskDoneAt);
+          legs.signalToClient.push(firstAt! - path.signalAt);
         }
       }
       const after = await historySize(sessionId);
@@ -149,6 +151,7 @@ const legs = {
   'provider first chunk -> streamDeltas signal recorded': percentiles(measured.legs.toSignal),
   'signal recorded -> its workflow task completed': percentiles(measured.legs.toTaskDone),
   'workflow task completed -> client yields the delta': percentiles(measured.legs.toClient),
+  'signal recorded -> client yields the delta': percentiles(measured.legs.signalToClient),
 };
 console.table(legs);
 console.log(

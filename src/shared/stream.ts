@@ -49,6 +49,15 @@ export interface StreamPage {
   last_pos: number;
   /** Whether items after `after` were already dropped from the bounded ring. */
   missed: boolean;
+  /**
+   * The run (`run_id`) and the length of its history (`history_length`: the started event of the workflow task this
+   * answer reflects) the page was read at; absent from workers before them. Batches recorded after that event and
+   * before the next workflow task starts are the ring's next items, numbered from `last_pos + 1` in history order
+   * (every signal handler runs before any other code of an activation), so a reader can yield them from the history
+   * before the workflow takes them (src/client/events/early-stream-items.ts).
+   */
+  history_length?: number;
+  run_id?: string;
 }
 
 /**

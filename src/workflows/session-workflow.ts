@@ -182,7 +182,10 @@ async function runSession(input: SessionInput): Promise<SessionResult> {
   setHandler(messageStateQuery, (id) => state.messageState(id));
   setHandler(eventsQuery, (range) => state.events.page(range));
   // The live stream is not a message to the session: no noteArrival, and nothing it holds is carried or replayed into state.
-  const stream = new StreamRing(sessionId, workflowInfo().runStartTime.getTime());
+  const stream = new StreamRing(sessionId, workflowInfo().runStartTime.getTime(), () => ({
+    history_length: workflowInfo().historyLength,
+    run_id: runId,
+  }));
   setHandler(streamDeltasSignal, (batch) => stream.receive(batch));
   setHandler(streamQuery, (range) => stream.page(range));
   setHandler(hostToolCatalogueQuery, () => state.settings.hostTools);

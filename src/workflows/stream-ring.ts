@@ -7,13 +7,12 @@ import {
   type StreamPage,
   type StreamRange,
 } from '../shared/stream.js';
+import { streamBatchItems } from '../shared/stream-batch-items.js';
 
 const maxPage = 500;
-/**
- * Longer texts arrive as several items. A batch is sent every 200 ms, but while one send waits on a loaded worker
- * (or after a call's last batch by count) everything written meanwhile joins the next, which can be far longer.
- */
-const maxItemText = 20_000;
+
+/** Where the ring's state stands in its run's history, for readers that number recorded batches early. */
+export type StreamRingPlace = () => { history_length: number; run_id: string };
 
 /**
  * The newest stream items of this run, in memory only: not carried across continue-as-new and not in the transcript.
@@ -29,10 +28,10 @@ export class StreamRing {
   constructor(
     private readonly sessionId: string,
     runStartedAtMs: number,
+    private readonly place?: StreamRingPlace,
   ) {
     this.nextPos = runStartedAtMs * 1_000 + 1;
   }
-
   push(body: StreamItemBody): void {
     const item = { ...body, pos: this.nextPos++, session_id: this.sessionId } as StreamItem;
     this.items.push(item);
@@ -45,12 +44,7 @@ export class StreamRing {
 
   /** Takes what the model call activity sent; anything malformed (anyone may signal a workflow) is left out. */
   receive(batch: StreamBatch): void {
-    const items = typeof batch === 'object' && batch !== null && Array.isArray(batch.items) ? batch.items : [];
-    for (const item of items) {
-      const body = wellFormed(item);
-      if (body?.type === 'text_delta') for (const text of pieces(body.text)) this.push({ ...body, text });
-      else if (body) this.push(body);
-    }
+    for (const body of streamBatchItems(batch)) this.push(body);
   }
 
   get lastPos(): number {
@@ -64,52 +58,10 @@ export class StreamRing {
     const start = this.items.findIndex((item) => item.pos > after);
     const items = start === -1 ? [] : this.items.slice(start, start + limit);
     // Only dropped items count as missed: a position from an earlier run is below this run's first one without loss.
-    return { items, last_pos: this.lastPos, missed: this.dropped && after < oldest - 1 };
+    return { items, last_pos: this.lastPos, missed: this.dropped && after < oldest - 1, ...this.place?.() };
   }
-}
-
-/** A text in pieces of at most `maxItemText` code units, never splitting a surrogate pair. */
-function pieces(text: string): string[] {
-  const result: string[] = [];
-  let start = 0;
-  while (text.length - start > maxItemText) {
-    let end = start + maxItemText;
-    const last = text.charCodeAt(end - 1);
-    if (last >= 0xd800 && last <= 0xdbff) end -= 1;
-    result.push(text.slice(start, end));
-    start = end;
-  }
-  result.push(text.slice(start));
-  return result;
 }
 
 function textOf(item: StreamItemBody): string {
   return item.type === 'text_delta' ? item.text : '';
-}
-
-function wellFormed(item: unknown): StreamItemBody | undefined {
-  if (typeof item !== 'object' || item === null) return undefined;
-  const value = item as Record<string, unknown>;
-  const origin = { turn: value.turn, round: value.round, attempt: value.attempt };
-  if (!Object.values(origin).every((n) => typeof n === 'number' && Number.isInteger(n) && n >= 0)) return undefined;
-  const { turn, round, attempt } = origin as { turn: number; round: number; attempt: number };
-  switch (value.type) {
-    case 'text_delta':
-      return typeof value.text === 'string' ? { type: 'text_delta', text: value.text, turn, round, attempt } : undefined;
-    case 'tool_call_started':
-      if (typeof value.name !== 'string' || typeof value.tool_call_id !== 'string' || typeof value.index !== 'number') return undefined;
-      return {
-        type: 'tool_call_started',
-        index: value.index,
-        tool_call_id: value.tool_call_id.slice(0, 200),
-        name: value.name.slice(0, 200),
-        turn,
-        round,
-        attempt,
-      };
-    case 'retry':
-      return { type: 'retry', turn, round, attempt };
-    default:
-      return undefined;
-  }
 }

@@ -2,6 +2,7 @@ import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { StreamItem } from '../../shared/stream.js';
 import { streamQuery } from '../../shared/messages.js';
 import { openHistoryWatch, type HistoryWatches, type MemberWatch } from './shared-history-watch.js';
+import { EarlyStreamItems } from './early-stream-items.js';
 import { abortableCall } from './abortable-call.js';
 import { boundedQuery, isMissingQuery } from '../access/query-failures.js';
 
@@ -24,8 +25,10 @@ export interface StreamReadOptions {
 
 /**
  * A session's live stream items in order, each once: query the items after the last position read, then sleep on
- * the history long poll, which wakes as each batch the model call sends is recorded. Nothing is written to the
- * session by reading. Ends when the session has ended and every item has been read (or the signal aborts).
+ * the history long poll, which wakes as each batch the model call sends is recorded. A recorded batch is yielded from
+ * the history at once, with the position the ring will give it, when the last page proves that position
+ * (EarlyStreamItems); otherwise, and once a workflow task completes, the ring is queried again. Nothing is written to
+ * the session by reading. Ends when the session has ended and every item has been read (or the signal aborts).
  */
 export async function* readSessionStream(client: Client, sessionId: string, options: StreamReadOptions = {}): AsyncGenerator<StreamItem> {
   const handle: WorkflowHandle = client.workflow.getHandle(sessionId);
@@ -34,15 +37,23 @@ export async function* readSessionStream(client: Client, sessionId: string, opti
   const page = (after: number) => call(() => boundedQuery(client, sessionId, () => handle.query(streamQuery, { after })));
   let watch: MemberWatch | undefined;
   let running = true;
+  const early = new EarlyStreamItems(sessionId, client.workflow.options.loadedDataConverter);
   try {
     let after = options.from === 'now' ? (await page(Number.MAX_SAFE_INTEGER)).last_pos : (options.from ?? 0);
     for (;;) {
+      // The ring is queried while the run is described and its history's pages of the past are read.
+      let reading = page(after);
+      // Awaited below; a failure while the describe runs must not count as unhandled meanwhile.
+      reading.catch(() => {});
       if (!watch && options.follow !== false) {
         const description = await call(() => handle.describe());
         running = description.status.name === 'RUNNING';
         watch = openHistoryWatch(client, sessionId, description.runId, options.watches);
+        if (running) watch.prefetch(signal);
+        // Ended: the page may have been read before its last items; it is read again, after the end.
+        else reading = reading.then(() => page(after));
       }
-      const read = await page(after);
+      const read = await reading;
       if (read.missed) options.onMissed?.();
       for (const item of read.items) {
         yield item;
@@ -50,7 +61,22 @@ export async function* readSessionStream(client: Client, sessionId: string, opti
       }
       if (read.items.length > 0 && after < read.last_pos) continue;
       if (options.follow === false || !running || options.until?.aborted) return;
-      if ((await waitForChange(watch!, signal, options.until)) === 'closed') watch = undefined;
+      early.placeAt(read, watch!.runId);
+      // Sleep on the history until a page must be read: batches recorded meanwhile are yielded from the history.
+      for (;;) {
+        const change = await waitForChange(watch!, signal, options.until);
+        if (change === 'closed') {
+          watch = undefined;
+          early.forget();
+        }
+        if (change !== 'changed') break;
+        const taken = await early.take(watch!.events, after, watch!.seenFrom);
+        for (const item of taken.items) {
+          yield item;
+          after = item.pos;
+        }
+        if (taken.mustRead) break;
+      }
     }
   } catch (error) {
     if (signal?.aborted) return;

@@ -1,9 +1,22 @@
 import type { Client } from '@temporalio/client';
+import type proto from '@temporalio/proto';
 import { HistoryWatch } from './history-watch.js';
+
+type HistoryEvent = proto.temporal.api.history.v1.IHistoryEvent;
 
 /** What a reader waits on: the history's next change since its own last wake-up, or the run's end. */
 export interface MemberWatch {
+  readonly runId: string;
+  /**
+   * The events this reader's last 'changed' brought, in history order: every event since its previous wake-up. A
+   * reader that joined a shared watch late gets those from its joining on (earlier ones were given to others).
+   */
+  readonly events: HistoryEvent[];
+  /** The first event id from which this reader has had every event of the run (1: all of them). */
+  readonly seenFrom: number;
   next(signal?: AbortSignal): Promise<'changed' | 'closed'>;
+  /** Starts reading the pages already written (HistoryWatch.prefetch); a shared watch's first poll reads them anyway. */
+  prefetch(signal?: AbortSignal): void;
   /** The reader is done with it (a shared watch stops once no reader holds it). */
   release(): void;
 }
@@ -55,7 +68,16 @@ export class HistoryWatches {
 export function openHistoryWatch(client: Client, workflowId: string, runId: string, watches?: HistoryWatches): MemberWatch {
   if (watches) return watches.open(client, workflowId, runId);
   const watch = new HistoryWatch(client, workflowId, runId);
-  return { next: (signal) => watch.next(signal), release: () => undefined };
+  return {
+    runId,
+    seenFrom: 1,
+    get events() {
+      return watch.events;
+    },
+    next: (signal) => watch.next(signal),
+    prefetch: (signal) => watch.prefetch(signal),
+    release: () => undefined,
+  };
 }
 
 interface Waiter {
@@ -65,13 +87,20 @@ interface Waiter {
 
 /**
  * The readers of one run. The long poll runs while some reader waits, and stops (aborted) when none does; its page
- * token is kept, so a later poll still sees every event since the last. Each change bumps `generation`, and a reader
- * that was busy when it came wakes at once on its next wait, so no reader misses a change it has not read.
+ * token is kept, so a later poll still sees every event since the last. The events polled are kept until every reader
+ * has taken them: a reader that was busy when a change came wakes at once on its next wait, with every event it has
+ * not had, so no reader misses a change (nor, for the stream's early items, an event).
  */
 class SharedRun {
-  private generation = 0;
+  /** Events polled and not yet taken by every reader; `base` counts those dropped before them. */
+  private log: HistoryEvent[] = [];
+  private base = 0;
+  /** Per reader: how many of the run's polled events it has taken. */
+  private readonly taken = new Map<number, number>();
+  private readers = 0;
+  /** The id of the newest event polled (0 before the first). */
+  private lastEventId = 0;
   private closed = false;
-  private holders = 0;
   private readonly waiters = new Set<Waiter>();
   private poll: AbortController | undefined;
   private polled: Promise<void> = Promise.resolve();
@@ -89,21 +118,38 @@ class SharedRun {
     return this.poll !== undefined && !this.poll.signal.aborted;
   }
 
+  private get end(): number {
+    return this.base + this.log.length;
+  }
+
   reader(): MemberWatch {
-    this.holders += 1;
-    let seen = this.generation;
+    const id = this.readers++;
+    this.taken.set(id, this.end);
+    let events: HistoryEvent[] = [];
     let released = false;
     return {
+      runId: this.watch.runId,
+      seenFrom: this.lastEventId + 1,
+      get events() {
+        return events;
+      },
       next: async (signal) => {
-        const result = await this.next(seen, signal);
-        seen = this.generation;
+        const result = await this.next(this.taken.get(id) ?? this.end, signal);
+        if (result === 'changed') {
+          events = this.log.slice((this.taken.get(id) ?? this.end) - this.base);
+          this.taken.set(id, this.end);
+          this.trim();
+        }
         return result;
       },
+      // The shared poll's first call reads from the run's start; later readers take events from their joining on.
+      prefetch: () => undefined,
       release: () => {
         if (released) return;
         released = true;
-        this.holders -= 1;
-        if (this.holders === 0) {
+        this.taken.delete(id);
+        this.trim();
+        if (this.taken.size === 0) {
           this.poll?.abort();
           this.onEmpty();
         }
@@ -111,8 +157,16 @@ class SharedRun {
     };
   }
 
-  private next(seen: number, signal: AbortSignal | undefined): Promise<'changed' | 'closed'> {
-    if (this.generation > seen) return Promise.resolve('changed');
+  /** Drops the events every reader has taken. */
+  private trim(): void {
+    const oldest = Math.min(...this.taken.values());
+    if (!Number.isFinite(oldest) || oldest <= this.base) return;
+    this.log = this.log.slice(oldest - this.base);
+    this.base = oldest;
+  }
+
+  private next(taken: number, signal: AbortSignal | undefined): Promise<'changed' | 'closed'> {
+    if (this.end > taken) return Promise.resolve('changed');
     if (this.closed) return Promise.resolve('closed');
     if (signal?.aborted) return Promise.reject(abortError(signal));
     return new Promise((resolve, reject) => {
@@ -160,7 +214,10 @@ class SharedRun {
         if (result === 'closed') {
           this.closed = true;
           this.onEmpty();
-        } else this.generation += 1;
+        } else {
+          this.log.push(...this.watch.events);
+          this.lastEventId = Number(this.watch.events.at(-1)?.eventId ?? this.lastEventId);
+        }
         for (const waiter of this.takeWaiters()) waiter.wake(result);
         if (this.closed) return;
       }
