@@ -173,6 +173,8 @@ async function latencies(
     await waitIdle(target);
   }
   await page.close();
+  // In order, so a slow sample can be placed (the first, or one every so often).
+  console.log(`samples in order, ms: page ${page_.map(Math.round).join(' ')}; floor ${floor.map(Math.round).join(' ')}`);
   return { page: percentiles(page_), floor: percentiles(floor) };
 }
 
