@@ -8,6 +8,7 @@ import { startConsoleServer, type ConsoleServer } from '../../src/console/server
 import { createTestArbor, type TestArbor } from '../../src/testing.js';
 import { FakeOpenAI } from '../support/fake-openai.js';
 import { waitUntil } from '../support/wait.js';
+import { openEventStream } from '../support/event-stream.js';
 
 interface StreamData {
   kind: string;
@@ -15,34 +16,14 @@ interface StreamData {
   item?: { type: string; text?: string };
 }
 
-/** A tab on a tree's feed, as a browser's EventSource reads it, open until closed. */
+/** A tab on a tree's feed, as a browser's EventSource reads it, open until closed; `items` are its parsed events. */
 function openTab(url: string) {
-  const stop = new AbortController();
-  const items: StreamData[] = [];
-  const reading = (async () => {
-    const response = await fetch(url, { signal: stop.signal });
-    const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
-    let buffer = '';
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) return;
-      buffer += value;
-      const blocks = buffer.split('\n\n');
-      buffer = blocks.pop()!;
-      for (const block of blocks) {
-        const data = /^data: (.*)$/m.exec(block)?.[1];
-        if (data) items.push(JSON.parse(data) as StreamData);
-      }
-    }
-  })().catch((error: unknown) => {
-    if (!stop.signal.aborted) throw error;
-  });
+  const stream = openEventStream(url);
   return {
-    items,
-    close: async () => {
-      stop.abort();
-      await reading;
+    get items(): StreamData[] {
+      return stream.events.map((event) => JSON.parse(event.data) as StreamData);
     },
+    close: stream.close,
   };
 }
 

@@ -17,8 +17,38 @@ export async function readEventStream(
   const timer = options.timeoutMs === undefined ? undefined : setTimeout(() => stop.abort(), options.timeoutMs);
   const events: StreamedEvent[] = [];
   try {
-    const headers: Record<string, string> = options.lastEventId ? { 'Last-Event-ID': options.lastEventId } : {};
-    const response = await fetch(url, { signal: stop.signal, headers });
+    await readInto(url, events, enough, stop.signal, options.lastEventId);
+  } finally {
+    clearTimeout(timer);
+    stop.abort();
+  }
+  return events;
+}
+
+/** A server-sent event stream held open as a browser tab holds one: `events` grows as they arrive, until `close()`. */
+export function openEventStream(url: string): { events: StreamedEvent[]; close: () => Promise<void> } {
+  const stop = new AbortController();
+  const events: StreamedEvent[] = [];
+  const reading = readInto(url, events, () => false, stop.signal, undefined);
+  return {
+    events,
+    close: async () => {
+      stop.abort();
+      await reading;
+    },
+  };
+}
+
+async function readInto(
+  url: string,
+  events: StreamedEvent[],
+  enough: (events: readonly StreamedEvent[]) => boolean,
+  signal: AbortSignal,
+  lastEventId: string | undefined,
+): Promise<void> {
+  try {
+    const headers: Record<string, string> = lastEventId ? { 'Last-Event-ID': lastEventId } : {};
+    const response = await fetch(url, { signal, headers });
     const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
     let buffer = '';
     while (!enough(events)) {
@@ -34,10 +64,6 @@ export async function readEventStream(
       }
     }
   } catch (error) {
-    if (!stop.signal.aborted) throw error;
-  } finally {
-    clearTimeout(timer);
-    stop.abort();
+    if (!signal.aborted) throw error;
   }
-  return events;
 }
