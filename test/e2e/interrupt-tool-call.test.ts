@@ -70,6 +70,17 @@ describe('an interrupt while a tool round runs (dev server, in-process worker wi
   let stockWorker: Worker;
   let stockRunning: Promise<void>;
 
+  /** The patch markers a session's history holds, each as its details' text (which names the patch). */
+  async function patchMarkers(sessionId: string): Promise<string[]> {
+    const events = (await client.temporal.workflow.getHandle(sessionId).fetchHistory()).events ?? [];
+    return events.flatMap((event) => {
+      const marker = event.markerRecordedEventAttributes;
+      if (marker?.markerName !== 'core_patch') return [];
+      const payloads = Object.values(marker.details ?? {}).flatMap((details) => details.payloads ?? []);
+      return [payloads.map((payload) => Buffer.from(payload.data ?? new Uint8Array()).toString('utf8')).join(' ')];
+    });
+  }
+
   beforeAll(async () => {
     await fake.start();
     await new Promise<void>((resolve) => slowPage.listen(0, '127.0.0.1', resolve));
@@ -163,6 +174,8 @@ describe('an interrupt while a tool round runs (dev server, in-process worker wi
       'Turn 1 was interrupted by a new message; cancelled the slow_survey call.',
     );
     expect(snapshot.todos).toEqual([expect.objectContaining({ content: 'survey aisle 7', status: 'in_progress' })]);
+    // Only an interrupt that meets a call it waits for asks the change: this session records no marker.
+    expect(await patchMarkers(session.id)).toEqual([]);
   });
 
   it("cancels a webFetch under way on an interrupt: the page's server sees the connection closed", async () => {
@@ -223,5 +236,10 @@ describe('an interrupt while a tool round runs (dev server, in-process worker wi
       'Turn 1 was interrupted by a new message; cancelled the slow_audit call. ' +
         'Waited for the stock_count call to finish and kept its result (its tool cannot be cancelled).',
     );
+    expect(await patchMarkers(session.id)).toEqual([expect.stringContaining('interrupt-waits-for-uncancellable-tool-calls')]);
+    // The wait's commands replay as they were recorded.
+    const history = await client.temporal.workflow.getHandle(session.id).fetchHistory();
+    const bundle = { codePath: inject('workflowBundlePath') };
+    await expect(Worker.runReplayHistory({ workflowBundle: bundle }, history, session.id)).resolves.toBeUndefined();
   });
 });
