@@ -141,6 +141,7 @@ export async function recordInterruption(state: SessionState, interruption: Turn
     message_id: request.message_id,
     model_call_cancelled: interruption.modelCallCancelled,
     tool_calls_cancelled: interruption.toolCallsCancelled,
+    ...(interruption.toolCallsWaitedFor.length > 0 ? { tool_calls_waited_for: interruption.toolCallsWaitedFor } : {}),
     sub_agents_stopped: running.length,
   });
   stream.push({ type: 'turn_interrupted', turn: state.turn, round: interruption.round });

@@ -230,6 +230,12 @@ describe('an interrupt while a tool round runs (dev server, in-process worker wi
     expect(results[1]).toBe('412 boxes in aisle 9');
     expect(next.body.messages.at(-1)).toMatchObject({ role: 'user', content: 'Skip the audit.' });
 
+    const events: SessionEvent[] = [];
+    for await (const event of session.events({ follow: false })) events.push(event);
+    expect(events.find((event) => event.type === 'turn_interrupted')).toMatchObject({
+      tool_calls_cancelled: ['slow_audit'],
+      tool_calls_waited_for: ['stock_count'],
+    });
     const transcript = await session.transcript();
     expect(transcript.find((entry) => entry.role === 'tool' && entry.name === 'stock_count')?.content).toBe('412 boxes in aisle 9');
     expect(transcript.find((entry) => entry.role === 'notice')?.content).toBe(
