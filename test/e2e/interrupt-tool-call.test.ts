@@ -9,7 +9,7 @@ import { defineHostTool, defineRemoteTool } from '../../src/tools.js';
 import { createArborWorker, type ArborWorker } from '../../src/worker.js';
 import { devServerSettings } from '../support/connection.js';
 import { FakeOpenAI } from '../support/fake-openai.js';
-import { ScriptedModel, toolResults } from '../support/scripted-model.js';
+import { call, ScriptedModel, toolResults } from '../support/scripted-model.js';
 import { waitUntil } from '../support/wait.js';
 
 /** What a slow tool's handler saw: when it started, and when its abort signal fired. */
@@ -53,6 +53,15 @@ const stockCount = defineRemoteTool({
 });
 const count: { startedAt?: number; finishedAt?: number } = {};
 
+/** Another such tool, which answers only once the test opens its gate. */
+const gatedCount = defineRemoteTool({
+  name: 'gated_count',
+  description: 'Counts the boxes in an aisle once let through.',
+  parameters: { type: 'object', properties: { aisle: { type: 'string' } }, required: ['aisle'] },
+  taskQueue: stockQueue,
+});
+const gate: { started: boolean; finished: boolean; open?: () => void } = { started: false, finished: false };
+
 /** A loopback page that never answers: when each request came, and when its connection was closed. */
 const page: { requestedAt?: number; closedAt?: number } = {};
 const slowPage: Server = createServer((request) => {
@@ -92,7 +101,7 @@ describe('an interrupt while a tool round runs (dev server, in-process worker wi
       worker = await createArborWorker({
         connection: settings,
         model: modelSettings,
-        tools: [slowSurvey, slowAudit, stockCount],
+        tools: [slowSurvey, slowAudit, stockCount, gatedCount],
         webFetch: true,
         workflowBundlePath: inject('workflowBundlePath'),
       });
@@ -113,6 +122,12 @@ describe('an interrupt while a tool round runs (dev server, in-process worker wi
           count.finishedAt = Date.now();
           return '412 boxes in aisle 9';
         },
+        'tool:gated_count': async () => {
+          gate.started = true;
+          await new Promise<void>((resolve) => (gate.open = resolve));
+          gate.finished = true;
+          return '7 boxes';
+        },
       },
     });
     stockRunning = stockWorker.run();
@@ -120,6 +135,7 @@ describe('an interrupt while a tool round runs (dev server, in-process worker wi
   });
 
   afterAll(async () => {
+    gate.open?.();
     await client?.close();
     worker?.shutdown();
     stockWorker?.shutdown();
@@ -247,5 +263,20 @@ describe('an interrupt while a tool round runs (dev server, in-process worker wi
     const history = await client.temporal.workflow.getHandle(session.id).fetchHistory();
     const bundle = { codePath: inject('workflowBundlePath') };
     await expect(Worker.runReplayHistory({ workflowBundle: bundle }, history, session.id)).resolves.toBeUndefined();
+  });
+
+  it('stops a session at once while its interrupt waits for a call that cannot be cancelled', async () => {
+    const instruction = 'Count aisle 3 when let through.';
+    model.script(instruction, call('gated_count', { aisle: '3' }), { content: 'never asked' });
+    const session = await client.startSession({ instruction });
+    await waitUntil(() => gate.started, 30_000);
+    await session.send('Stop counting.', { mode: 'interrupt' });
+    await session.stop();
+    const handle = client.temporal.workflow.getHandle(session.id);
+    // The gate is still closed: the session could only end here without waiting for the call.
+    await handle.result().catch(() => undefined);
+    expect((await handle.describe()).status.name).toBe('CANCELLED');
+    expect(gate.finished).toBe(false);
+    expect(fake.requestsFor(instruction)).toHaveLength(1);
   });
 });
