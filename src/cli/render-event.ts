@@ -94,7 +94,11 @@ function interruptedWhat(event: Extract<TreeEvent['event'], { type: 'turn_interr
     ...(event.tool_calls_cancelled.length > 0 ? [`tool call(s) ${event.tool_calls_cancelled.join(', ')}`] : []),
     ...(event.sub_agents_stopped > 0 ? [`${event.sub_agents_stopped} sub-agent(s)`] : []),
   ];
-  return parts.length > 0 ? `: cancelled ${parts.join(', ')}` : '';
+  const waited = event.tool_calls_waited_for ?? [];
+  return (
+    (parts.length > 0 ? `: cancelled ${parts.join(', ')}` : '') +
+    (waited.length > 0 ? `${parts.length > 0 ? ';' : ':'} waited for tool call(s) ${waited.join(', ')}` : '')
+  );
 }
 
 function abbreviate(text: string, max: number): string {

@@ -57,6 +57,8 @@ export type SessionEventBody =
       model_call_cancelled: boolean;
       /** Tool calls of the round that were cancelled (their results read "interrupted"), by name. */
       tool_calls_cancelled: string[];
+      /** Tool calls that cannot be cancelled (no heartbeat timeout): the interrupt waited for them and kept their results. */
+      tool_calls_waited_for?: string[];
       sub_agents_stopped: number;
     }
   /** One model call's usage (a webFetch's helper model calls too), with its cost by the worker's price table (null: no price). */

@@ -140,12 +140,17 @@ type LaterChange = (typeof laterChanges)[number];
  *   of a budgeted tree may ask its root for an allowance first); at a spent budget none is made, and a notice says the
  *   oldest entries are left out instead. Asked only as a summary is about to be made in a session that has a budget
  *   or draws from its root's.
+ * - `interrupt-waits-for-uncancellable-tool-calls`: an interrupt that meets a running call of a host tool whose activity
+ *   does not heartbeat (no `heartbeat_timeout_ms`: its worker never learns of a cancellation) waits for the call's
+ *   result and keeps it as the tool's answer; before, the call read `Interrupted: ...` at once and its result was
+ *   dropped. Asked only then, in the interrupt's activation (see `TurnInterruption.keepThroughInterrupt`).
  */
 export const changesAfterV3 = [
   'cron-held-at-spent-budget',
   'tree-budget-reaches-running-sub-agents',
   'older-entries-summarized',
   'summary-calls-checked-against-budget',
+  'interrupt-waits-for-uncancellable-tool-calls',
 ] as const;
 
 export type SessionChange =

@@ -1,5 +1,6 @@
 import { CancellationScope, getExternalWorkflowHandle } from '@temporalio/workflow';
 import { interruptionNotice } from './interruption-notice.js';
+import { hasChange } from './session-changes.js';
 import type { SessionState } from './session-state.js';
 import type { StreamRing } from './stream-ring.js';
 
@@ -25,6 +26,8 @@ export class TurnInterruption {
   modelCallCancelled = false;
   toolCallsCancelled: string[] = [];
   toolCallsDropped: string[] = [];
+  /** Calls that cannot be cancelled where they run: the interrupt waited for their results (see `keepThroughInterrupt`). */
+  toolCallsWaitedFor: string[] = [];
   round = 0;
 
   constructor(readonly enabled: boolean) {}
@@ -36,6 +39,7 @@ export class TurnInterruption {
     this.modelCallCancelled = false;
     this.toolCallsCancelled = [];
     this.toolCallsDropped = [];
+    this.toolCallsWaitedFor = [];
     this.round = 0;
     const scope = new CancellationScope();
     this.scope = scope;
@@ -66,6 +70,29 @@ export class TurnInterruption {
     // Handled here as well: a caller that never awaits it (an async sub-agent) leaves no unhandled rejection.
     raced.catch(() => undefined);
     return raced;
+  }
+
+  /**
+   * A call of the running turn whose activity cannot be cancelled where it runs (it never heartbeats), scheduled with
+   * `WAIT_CANCELLATION_COMPLETED` so that a cancellation request does not resolve it. An interrupt waits for its result,
+   * which the turn keeps as the tool's answer; the activity's start-to-close timeout bounds the wait. A stop of the
+   * session ends the wait at once, and so does an interrupt in a replay of a history from before the change (which
+   * read the call as cancelled): both as the call's cancellation. Not async: see `budgetRefusal`.
+   */
+  keepThroughInterrupt<T>(call: Promise<T>, name: string): Promise<T> {
+    const scope = this.scope;
+    if (!scope) return call;
+    let running = true;
+    call.then(
+      () => (running = false),
+      () => (running = false),
+    );
+    const cutShort = scope.cancelRequested.then<never, never>(undefined, (reason: unknown) => {
+      if (!running || !this.interrupted() || !hasChange('interrupt-waits-for-uncancellable-tool-calls')) throw reason;
+      this.toolCallsWaitedFor.push(name);
+      return this.sessionScope.cancelRequested as Promise<never>;
+    });
+    return Promise.race([call, cutShort]);
   }
 
   /** Whether a turn is running that an interrupt can end now. */
@@ -102,6 +129,7 @@ export async function recordInterruption(state: SessionState, interruption: Turn
       modelCallCancelled: interruption.modelCallCancelled,
       toolCallsCancelled: interruption.toolCallsCancelled,
       toolCallsDropped: interruption.toolCallsDropped,
+      toolCallsWaitedFor: interruption.toolCallsWaitedFor,
       subAgentsStopped: running.length,
       subAgentsKeepRunning: keepRunning,
     }),
@@ -113,6 +141,7 @@ export async function recordInterruption(state: SessionState, interruption: Turn
     message_id: request.message_id,
     model_call_cancelled: interruption.modelCallCancelled,
     tool_calls_cancelled: interruption.toolCallsCancelled,
+    ...(interruption.toolCallsWaitedFor.length > 0 ? { tool_calls_waited_for: interruption.toolCallsWaitedFor } : {}),
     sub_agents_stopped: running.length,
   });
   stream.push({ type: 'turn_interrupted', turn: state.turn, round: interruption.round });

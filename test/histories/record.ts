@@ -26,7 +26,7 @@ import { call, ScriptedModel, toolResults } from '../support/scripted-model.js';
 import { memoryStoreId, memoryStoreWorkflowType } from '../../src/shared/tools/memory.js';
 import { sendMessageUpdate, userMessageSignal } from '../../src/shared/messages.js';
 import { z } from 'zod';
-import { defineHostTool, type ToolDefinition } from '../../src/tools.js';
+import { defineHostTool, defineRemoteTool, type ToolDefinition } from '../../src/tools.js';
 import { buildCatalogue } from '../../src/tools/catalogue.js';
 import { hostToolActivities } from '../../src/tools/activities.js';
 import { Context } from '@temporalio/activity';
@@ -641,6 +641,55 @@ try {
     await session.waitUntilIdle({ messageId: next });
     await session.waitUntilIdle();
   });
+  // An interrupt that meets a heartbeating host tool call and a remote tool call without a heartbeat timeout (which
+  // cannot be cancelled), in one round. Committed as recorded by the code from before
+  // `interrupt-waits-for-uncancellable-tool-calls` (the remote call read `Interrupted: ...` at once), so that its
+  // replay takes the unpatched path; recorded again by today's code, it takes the patched one.
+  const uncancellableQueue = 'record-interrupt-meets-uncancellable-call';
+  model.script(
+    'Count and audit aisle 9.',
+    {
+      toolCalls: [
+        { name: 'slow_audit', arguments: JSON.stringify({ aisle: '9' }) },
+        { name: 'stock_count', arguments: JSON.stringify({ aisle: '9' }) },
+      ],
+    },
+    { content: 'Audit skipped.' },
+  );
+  await record(
+    'interrupt-meets-uncancellable-call',
+    'fake-model',
+    { instruction: 'Count and audit aisle 9.', interruptible: true },
+    async (session) => {
+      for (let i = 0; i < 100 && (await session.snapshot()).status !== 'running'; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const interrupt = await session.send('Skip the audit.', { mode: 'interrupt' });
+      await session.waitUntilIdle({ messageId: interrupt });
+    },
+    {
+      tools: [
+        defineHostTool({
+          name: 'slow_audit',
+          description: 'Audits an aisle; takes minutes unless cancelled.',
+          input: z.object({ aisle: z.string() }),
+          run: (_args, context) =>
+            new Promise<string>((resolve) => {
+              const done = setTimeout(() => resolve('audited'), 60_000);
+              context.signal.addEventListener('abort', () => (clearTimeout(done), resolve('aborted')));
+            }),
+        }),
+        defineRemoteTool({
+          name: 'stock_count',
+          description: 'Counts the boxes in an aisle.',
+          parameters: { type: 'object', properties: { aisle: { type: 'string' } }, required: ['aisle'] },
+          taskQueue: uncancellableQueue,
+        }),
+      ],
+      activities: {
+        'tool:stock_count': () => new Promise((resolve) => setTimeout(() => resolve('412 boxes in aisle 9'), 2_000)),
+      },
+    },
+  );
   // Inputs the workflow refuses: a session started with a string, a memory store with no owner. Each fails at once.
   for (const [type, input] of [
     [sessionWorkflowType, 'Plan a garden.'],

@@ -112,6 +112,24 @@ describe('event lines', () => {
     ]);
   });
 
+  it('says which tool calls an interrupt cancelled and which it waited for', () => {
+    const root = { id: 'r', title: 'Root', depth: 0 };
+    const interrupted = (waited?: string[]) =>
+      event({
+        type: 'turn_interrupted',
+        turn: 2,
+        message_id: 'm',
+        model_call_cancelled: false,
+        tool_calls_cancelled: ['slow_audit'],
+        ...(waited ? { tool_calls_waited_for: waited } : {}),
+        sub_agents_stopped: 0,
+      });
+    expect(renderTreeEvent({ event: interrupted(), session: root })).toEqual(['  ⏹ turn 2 interrupted: cancelled tool call(s) slow_audit']);
+    expect(renderTreeEvent({ event: interrupted(['stock_count']), session: root })).toEqual([
+      '  ⏹ turn 2 interrupted: cancelled tool call(s) slow_audit; waited for tool call(s) stock_count',
+    ]);
+  });
+
   it('shows notifications and todo updates', () => {
     const session = { id: 'r', title: 'Root', depth: 0 };
     expect(

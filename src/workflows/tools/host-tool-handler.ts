@@ -1,4 +1,11 @@
-import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities, TimeoutFailure } from '@temporalio/workflow';
+import {
+  ActivityCancellationType,
+  ActivityFailure,
+  ApplicationFailure,
+  isCancellation,
+  proxyActivities,
+  TimeoutFailure,
+} from '@temporalio/workflow';
 import {
   hostToolActivityType,
   invalidToolArguments,
@@ -44,11 +51,14 @@ function scheduleCall(tool: HostToolEntry, args: Record<string, unknown>, argume
       idempotency_key: context.stepKey,
     },
   };
+  // Its worker never learns of a cancellation: in an interruptible turn, an interrupt waits for its result.
+  const keptThroughInterrupt = context.interruption?.enabled === true && tool.heartbeat_timeout_ms === undefined;
   const activities = proxyActivities<ToolActivities>({
     ...(tool.task_queue ? { taskQueue: tool.task_queue } : {}),
     startToCloseTimeout: tool.start_to_close_timeout_ms,
     scheduleToStartTimeout: tool.schedule_to_start_timeout_ms,
     ...(tool.heartbeat_timeout_ms !== undefined ? { heartbeatTimeout: tool.heartbeat_timeout_ms } : {}),
+    ...(keptThroughInterrupt ? { cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED } : {}),
     retry: {
       maximumAttempts: tool.retry.maximum_attempts,
       initialInterval: tool.retry.initial_interval_ms,
@@ -58,7 +68,8 @@ function scheduleCall(tool: HostToolEntry, args: Record<string, unknown>, argume
   });
   // The Web UI shows it on the activity: an MCP call names its server and the tool's own name there.
   const summary = `${tool.mcp ? `MCP ${tool.mcp.server}: ${tool.mcp.tool}` : tool.name}: ${shortArguments(argumentsText)}`;
-  return activities[hostToolActivityType(tool.name)]!.executeWithOptions({ summary }, [input]).then(
+  const call = activities[hostToolActivityType(tool.name)]!.executeWithOptions({ summary }, [input]);
+  return (keptThroughInterrupt ? context.interruption!.keepThroughInterrupt(call, tool.name) : call).then(
     (result) => resultText(tool, result),
     (error: unknown) => {
       throw describeFailure(tool, error);

@@ -1,6 +1,7 @@
 import type { SessionStatus } from '../../shared/session.js';
 import type { SessionState } from '../session-state.js';
 import type { SubAgents } from '../sub-agents.js';
+import type { TurnInterruption } from '../turn-interruption.js';
 
 /** What a tool handler may use: the calling session's state, its sub-agents, its tool set, and the call it answers. */
 export interface ToolContext {
@@ -18,4 +19,6 @@ export interface ToolContext {
   reportStatus: (status: SessionStatus) => void;
   /** A host tool call runs without asking anyone, its activity scheduled next: a `running` its round held back is written. */
   callProceeds: () => void;
+  /** How an interrupt ends the running turn: a host tool call that cannot be cancelled is waited for (absent in unit tests). */
+  interruption?: TurnInterruption;
 }
