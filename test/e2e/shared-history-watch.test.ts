@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { HistoryWatch } from '../../src/client/events/history-watch.js';
 import { HistoryWatches } from '../../src/client/events/shared-history-watch.js';
 
 /** A workflow no worker runs: its history grows only by the signals the test sends it. */
-describe('readers sharing one history long poll (HistoryWatches)', () => {
+describe('history watches', () => {
   let connection: Connection;
   let client: Client;
 
@@ -63,5 +64,23 @@ describe('readers sharing one history long poll (HistoryWatches)', () => {
     } finally {
       await handle.terminate('test over');
     }
+  });
+
+  it('say a run that closed is closed after its last events, and do not read it again as a change', async () => {
+    const workflowId = `closing-watch-${randomUUID()}`;
+    const handle = await client.workflow.start('noWorkerRunsThis', { workflowId, taskQueue: `nobody-${workflowId}`, args: [] });
+    const watch = new HistoryWatch(client, workflowId, handle.firstExecutionRunId);
+    expect(await watch.next()).toBe('changed');
+    const waking = watch.next();
+    await handle.terminate('test over');
+    expect(await waking).toBe('changed');
+    expect(watch.events.at(-1)?.workflowExecutionTerminatedEventAttributes).toBeTruthy();
+    // Before, each later call read the closed run from its first event again and called it a change.
+    expect(await watch.next()).toBe('closed');
+    expect(await watch.next()).toBe('closed');
+
+    const shared = new HistoryWatches().open(client, workflowId, handle.firstExecutionRunId);
+    expect(await shared.next()).toBe('changed');
+    expect(await shared.next()).toBe('closed');
   });
 });

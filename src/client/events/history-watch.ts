@@ -11,6 +11,8 @@ const historyPageSize = 256;
  */
 export class HistoryWatch {
   private nextPageToken: Uint8Array | undefined;
+  /** The last page of the run has been read: it has closed. */
+  private ended = false;
   private ahead: ReturnType<HistoryWatch['fetch']> | undefined;
   /** The events the last 'changed' brought, in history order. */
   events: proto.temporal.api.history.v1.IHistoryEvent[] = [];
@@ -34,16 +36,19 @@ export class HistoryWatch {
   /** Resolves when the history has grown since the last call ('changed'), or when the run has ended ('closed'). */
   async next(signal?: AbortSignal): Promise<'changed' | 'closed'> {
     for (;;) {
+      // A long poll of a running workflow always hands back a page token; a page without one is a closed run's last.
+      // Asking again without a token would read the closed run from its first event, as a change, for ever.
+      if (this.ended) return 'closed';
       const response = await (this.ahead ? untilAborted(this.ahead, signal) : this.fetch(signal));
       this.ahead = undefined;
       const events = response.history?.events ?? [];
       this.nextPageToken = response.nextPageToken && response.nextPageToken.length > 0 ? response.nextPageToken : undefined;
+      if (!this.nextPageToken) this.ended = true;
       if (events.length === historyPageSize && this.nextPageToken) this.ahead = this.fetch(signal);
       if (events.length > 0) {
         this.events = events;
         return 'changed';
       }
-      if (!this.nextPageToken) return 'closed';
     }
   }
 
