@@ -6,7 +6,6 @@ import { startCodecServer, type CodecServer } from '../../src/codec/codec-server
 import { parseEncryptionKeys } from '../../src/codec/encryption-keys.js';
 import { memoryStoreId } from '../../src/shared/tools/memory.js';
 import { titleKey } from '../../src/shared/search-attributes.js';
-import { createArborWorker, type ArborWorker } from '../../src/worker.js';
 import { loadConnectionSettings, type ConnectionSettings } from '../../src/client/connection.js';
 import { startDevServer, type DevServer } from '../../src/temporal/dev-server.js';
 import { FakeOpenAI } from '../support/fake-openai.js';
@@ -16,6 +15,7 @@ import { listTree } from '../../src/client/access/tree-listing.js';
 import type { SessionSummary } from '../../src/client/session-list.js';
 import { ScriptedModel } from '../support/scripted-model.js';
 import { temporalOk } from '../support/temporal-cli.js';
+import { restartableWorker } from '../support/restartable-worker.js';
 
 const k1 = `k1:${randomBytes(32).toString('base64')}`;
 const k2 = `k2:${randomBytes(32).toString('base64')}`;
@@ -51,24 +51,11 @@ describe('encrypted payloads (dev server, in-process workers, fake model, Tempor
   let base: ConnectionSettings;
   const owner = `enc-${randomUUID().slice(0, 8)}`;
   const withKeys = (keys: string): ConnectionSettings => ({ ...base, encryptionKeys: parseEncryptionKeys(keys) });
-  let worker: { arbor: ArborWorker; running: Promise<void> } | undefined;
   let codecServer: CodecServer;
 
-  async function startWorker(settings: ConnectionSettings) {
-    await stopWorker();
-    const arbor = await createArborWorker({
-      connection: settings,
-      model: { apiKey: 'sk-encryption', baseURL: fake.baseURL, defaultModel: 'fake-model', requestTimeoutMs: 10_000 },
-      workflowBundlePath: inject('workflowBundlePath'),
-    });
-    worker = { arbor, running: arbor.run() };
-  }
-
-  async function stopWorker() {
-    worker?.arbor.shutdown();
-    await worker?.running;
-    worker = undefined;
-  }
+  const worker = restartableWorker('sk-encryption', fake);
+  const startWorker = worker.start;
+  const stopWorker = worker.stop;
 
   const rawHistory = (workflowId: string) =>
     temporalOk(['workflow', 'show', '--workflow-id', workflowId, '--output', 'json'], undefined, base.address);

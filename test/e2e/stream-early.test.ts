@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ArborClient, type SessionHandle, type StreamItem } from '../../src/client.js';
 import { parseEncryptionKeys } from '../../src/codec/encryption-keys.js';
 import { streamDeltasSignal } from '../../src/shared/messages.js';
-import { createArborWorker, type ArborWorker } from '../../src/worker.js';
 import { devServerSettings } from '../support/connection.js';
 import { FakeOpenAI } from '../support/fake-openai.js';
 import { ScriptedModel } from '../support/scripted-model.js';
+import { restartableWorker } from '../support/restartable-worker.js';
 
 /** A reader of a session's stream that keeps what it yields and lets a test wait for an item. */
 function liveReader(session: SessionHandle, from = 0) {
@@ -43,22 +43,9 @@ describe('stream items yielded from the history before the workflow takes them (
   const model = new ScriptedModel(fake);
   const settings = { ...devServerSettings(), encryptionKeys: parseEncryptionKeys(`k1:${randomBytes(32).toString('base64')}`) };
   let client: ArborClient;
-  let worker: { arbor: ArborWorker; running: Promise<void> } | undefined;
-
-  async function startWorker() {
-    const arbor = await createArborWorker({
-      connection: settings,
-      model: { apiKey: 'sk-stream-early', baseURL: fake.baseURL, defaultModel: 'fake-model', requestTimeoutMs: 10_000 },
-      workflowBundlePath: inject('workflowBundlePath'),
-    });
-    worker = { arbor, running: arbor.run() };
-  }
-
-  async function stopWorker() {
-    worker?.arbor.shutdown();
-    await worker?.running;
-    worker = undefined;
-  }
+  const worker = restartableWorker('sk-stream-early', fake);
+  const startWorker = () => worker.start(settings);
+  const stopWorker = worker.stop;
 
   beforeAll(async () => {
     await fake.start();
