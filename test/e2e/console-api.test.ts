@@ -7,6 +7,7 @@ import { startConsoleServer, type ConsoleServer } from '../../src/console/server
 import { createTestArbor, ScriptedModel, text, toolCall, type ModelStep, type TestArbor } from '../../src/testing.js';
 import { readEventStream } from '../support/event-stream.js';
 import { waitUntil } from '../support/wait.js';
+import { standInConsolePage } from '../support/stand-in-console-page.js';
 
 const modelName = 'console-priced';
 /** Dollars per million tokens. */
@@ -45,11 +46,7 @@ describe('the console server’s API', () => {
       waitTimeoutMs: 45_000,
     });
     // No page is built here: the API is what is tested (the HTML's CSRF secret comes with a stand-in page).
-    const { mkdtemp, writeFile } = await import('node:fs/promises');
-    const { join } = await import('node:path');
-    const { tmpdir } = await import('node:os');
-    const assetsDir = await mkdtemp(join(tmpdir(), 'arbor-console-api-'));
-    await writeFile(join(assetsDir, 'index.html'), '<html><head></head><body><div id="app"></div></body></html>');
+    const assetsDir = await standInConsolePage();
     server = await startConsoleServer({ client: arbor.client, port: 0, assetsDir, feedLimits: { maxItems: 6 } });
     csrf = csrfOf(await (await fetch(server.url)).text());
   });

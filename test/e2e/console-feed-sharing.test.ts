@@ -8,6 +8,7 @@ import { startConsoleServer, type ConsoleServer } from '../../src/console/server
 import { createTestArbor, type TestArbor } from '../../src/testing.js';
 import { FakeOpenAI } from '../support/fake-openai.js';
 import { waitUntil } from '../support/wait.js';
+import { standInConsolePage } from '../support/stand-in-console-page.js';
 import { openEventStream } from '../support/event-stream.js';
 
 interface StreamData {
@@ -41,11 +42,7 @@ describe('a watched tree’s feed', () => {
       workflowBundlePath: inject('workflowBundlePath'),
       waitTimeoutMs: 45_000,
     });
-    const { mkdtemp, writeFile } = await import('node:fs/promises');
-    const { join } = await import('node:path');
-    const { tmpdir } = await import('node:os');
-    const assetsDir = await mkdtemp(join(tmpdir(), 'arbor-console-feed-'));
-    await writeFile(join(assetsDir, 'index.html'), '<html><head></head><body></body></html>');
+    const assetsDir = await standInConsolePage();
     server = await startConsoleServer({ client: arbor.client, port: 0, assetsDir });
   });
 
