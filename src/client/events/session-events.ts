@@ -3,6 +3,7 @@ import type { SessionEvent } from '../../shared/events.js';
 import { eventsQuery } from '../../shared/messages.js';
 import { openHistoryWatch, type HistoryWatches, type MemberWatch } from './shared-history-watch.js';
 import { abortableCall } from './abortable-call.js';
+import { workflowTaskUnderWay } from './workflow-task-under-way.js';
 import { boundedQuery } from '../access/query-failures.js';
 
 export interface EventReadOptions {
@@ -43,7 +44,14 @@ export async function* readSessionEvents(client: Client, sessionId: string, opti
       }
       if (page.events.length > 0 && after < page.last_seq) continue;
       if (options.follow === false || !running) return;
-      if ((await watch!.next(signal)) === 'closed') watch = undefined;
+      // The events a workflow task makes come with its completion: a query sent while it runs only waits for it.
+      for (;;) {
+        if ((await watch!.next(signal)) === 'closed') {
+          watch = undefined;
+          break;
+        }
+        if (!workflowTaskUnderWay(watch!.events.at(-1))) break;
+      }
     }
   } catch (error) {
     if (signal?.aborted) return;

@@ -1,0 +1,19 @@
+import type proto from '@temporalio/proto';
+
+type HistoryEvent = proto.temporal.api.history.v1.IHistoryEvent;
+
+/**
+ * Whether a history that ends with `last` has a workflow task to come or under way: scheduled, started, or one that
+ * failed or timed out (the server schedules it again). A query sent then waits on the server for that task, and a
+ * query that meets a task in flight can wait a second or two more before it is answered (measured on the dev server);
+ * the task's completion appends events, so a reader on the history long poll waits for that wake instead.
+ */
+export function workflowTaskUnderWay(last: HistoryEvent | undefined): boolean {
+  return Boolean(
+    last &&
+    (last.workflowTaskScheduledEventAttributes ||
+      last.workflowTaskStartedEventAttributes ||
+      last.workflowTaskFailedEventAttributes ||
+      last.workflowTaskTimedOutEventAttributes),
+  );
+}
