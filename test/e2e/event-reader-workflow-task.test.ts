@@ -82,4 +82,33 @@ describe('a session’s event reader and a workflow task under way', () => {
       await reading;
     }
   });
+  it('that starts while a workflow task is to come asks nothing until it has completed', async () => {
+    model.script('Answer each message.', { content: 'Noted.' });
+    const session = await arbor.startSession({ instruction: 'Answer each message.' });
+    await session.waitUntilIdle({ timeoutMs: 60_000 });
+    const after = (await session.snapshot()).last_event_seq;
+    await worker.stop();
+    const stop = new AbortController();
+    const read: SessionEvent[] = [];
+    let reading: Promise<void> | undefined;
+    try {
+      await arbor.temporal.workflow.getHandle(session.id).signal(userMessageSignal, { content: 'Still there?' });
+      const queriesBefore = eventQueries.length;
+      reading = (async () => {
+        for await (const event of readSessionEvents(counting, session.id, { after, signal: stop.signal })) read.push(event);
+      })();
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(eventQueries.length).toBe(queriesBefore);
+
+      await worker.start(settings);
+      await waitUntil(
+        () => read.some((event) => event.type === 'message' && (event as { content?: string }).content === 'Still there?'),
+        30_000,
+      );
+      expect(read[0]!.seq).toBe(after + 1);
+    } finally {
+      stop.abort();
+      await reading;
+    }
+  });
 });

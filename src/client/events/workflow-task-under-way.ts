@@ -1,4 +1,5 @@
 import type proto from '@temporalio/proto';
+import type { MemberWatch } from './shared-history-watch.js';
 
 type HistoryEvent = proto.temporal.api.history.v1.IHistoryEvent;
 
@@ -16,4 +17,15 @@ export function workflowTaskUnderWay(last: HistoryEvent | undefined): boolean {
       last.workflowTaskFailedEventAttributes ||
       last.workflowTaskTimedOutEventAttributes),
   );
+}
+
+/**
+ * The history's next change after which no workflow task is under way (the events of a task come with its
+ * completion, so a reader queries then), or 'closed' when the run has ended.
+ */
+export async function nextQuietChange(watch: MemberWatch, signal?: AbortSignal): Promise<'changed' | 'closed'> {
+  for (;;) {
+    const change = await watch.next(signal);
+    if (change === 'closed' || !workflowTaskUnderWay(watch.events.at(-1))) return change;
+  }
 }
