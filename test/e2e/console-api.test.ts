@@ -161,13 +161,19 @@ describe('the console server’s API', () => {
     const asked = () => ({ ...server.feedStats(session.id)!.queries });
     // The feed's first reading of the tree's events moves every member once; then the views settle.
     let before = asked();
+    // What moved, kept so that a wait that never settles says which members were asked again, and how often.
+    const started = Date.now();
+    const moves: string[] = [];
     await waitUntil(async () => {
       await view();
       const now = asked();
       const settled = JSON.stringify(now) === JSON.stringify(before);
+      if (!settled) moves.push(`${Date.now() - started} ms: ${JSON.stringify(now)}, ${server.feedStats(session.id)!.items} items`);
       before = now;
       return settled;
-    }, 30_000);
+    }, 30_000).catch((error: Error) => {
+      throw new Error(`${error.message}; the views' queries moved at ${moves.join(' | ')}`);
+    });
     const child = ((await view()).body.tree as { children: { session_id: string }[] }).children[0]!.session_id;
     await Promise.all([view(), view(), view()]);
     expect(asked()).toEqual(before);

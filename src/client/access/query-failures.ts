@@ -1,5 +1,6 @@
 import { QueryNotRegisteredError, ServiceError, type Client } from '@temporalio/client';
 import { ArborClientError } from '../errors.js';
+import { inQueryLane } from './query-lanes.js';
 
 /** How long a query may go unanswered before it counts as unanswered, as the server itself counts one no worker takes. */
 export const defaultQueryTimeoutMs = 30_000;
@@ -42,7 +43,8 @@ export function isUnansweredQuery(error: unknown): boolean {
 
 /**
  * Runs `query` (one query call) with a deadline, so an answer lost on a broken stream cannot hang the caller: without
- * one, a gRPC call waits for ever. A caller's own shorter deadline (`client.withDeadline`) is kept.
+ * one, a gRPC call waits for ever. A caller's own shorter deadline (`client.withDeadline`) is kept. Queries of one
+ * workflow from one client are sent one at a time (`inQueryLane`).
  */
 export async function boundedQuery<T>(
   client: Client,
@@ -50,6 +52,10 @@ export async function boundedQuery<T>(
   query: () => Promise<T>,
   timeoutMs = defaultQueryTimeoutMs,
 ): Promise<T> {
+  return inQueryLane(client, workflowId, () => deadlineQuery(client, workflowId, query, timeoutMs));
+}
+
+async function deadlineQuery<T>(client: Client, workflowId: string, query: () => Promise<T>, timeoutMs: number): Promise<T> {
   const own = Date.now() + timeoutMs;
   const outer = (
     client.connection as { callContextStorage?: { getStore(): { deadline?: number | Date } | undefined } }
