@@ -59,7 +59,10 @@ export function createMemoryAccess(client: Client, taskQueue: string) {
     /** Runs a read; an owner without a store has no memories. */
     async read(owner: string, request: MemoryRead): Promise<unknown> {
       try {
-        return await boundedQuery(client, memoryStoreId(owner), () => handle(owner).query(memoryReadQuery, request));
+        // Every session of an owner reads its store: their reads go side by side, not one at a time.
+        return await boundedQuery(client, memoryStoreId(owner), () => handle(owner).query(memoryReadQuery, request), undefined, {
+          oneAtATime: false,
+        });
       } catch (error) {
         if (!(error instanceof WorkflowNotFoundError)) throw error;
         return request.op === 'list' ? { total: 0, memories: [] } : { results: [] };

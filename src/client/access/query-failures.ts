@@ -44,15 +44,18 @@ export function isUnansweredQuery(error: unknown): boolean {
 /**
  * Runs `query` (one query call) with a deadline, so an answer lost on a broken stream cannot hang the caller: without
  * one, a gRPC call waits for ever. A caller's own shorter deadline (`client.withDeadline`) is kept. Queries of one
- * workflow from one client are sent one at a time (`inQueryLane`).
+ * workflow from one client are sent one at a time (`inQueryLane`), unless `oneAtATime` is false: a workflow many
+ * callers read at once and that seldom runs a task (a memory store) answers them side by side.
  */
 export async function boundedQuery<T>(
   client: Client,
   workflowId: string,
   query: () => Promise<T>,
   timeoutMs = defaultQueryTimeoutMs,
+  { oneAtATime = true }: { oneAtATime?: boolean } = {},
 ): Promise<T> {
-  return inQueryLane(client, workflowId, () => deadlineQuery(client, workflowId, query, timeoutMs));
+  const send = () => deadlineQuery(client, workflowId, query, timeoutMs);
+  return oneAtATime ? inQueryLane(client, workflowId, send) : send();
 }
 
 async function deadlineQuery<T>(client: Client, workflowId: string, query: () => Promise<T>, timeoutMs: number): Promise<T> {

@@ -64,8 +64,9 @@ export async function* readSessionStream(client: Client, sessionId: string, opti
       if (options.follow === false || !running || options.until?.aborted) return;
       early.placeAt(read, watch!.runId);
       // Sleep on the history until a page must be read: batches recorded meanwhile are yielded from the history. A
-      // page is read once no workflow task is under way (a query would only wait for it).
+      // page is read after the next wake when a workflow task is under way (a query would only wait for it).
       let mustRead = false;
+      let deferred = false;
       for (;;) {
         const change = await waitForChange(watch!, signal, options.until);
         if (change === 'closed') {
@@ -79,7 +80,9 @@ export async function* readSessionStream(client: Client, sessionId: string, opti
           after = item.pos;
         }
         mustRead ||= taken.mustRead;
-        if (mustRead && !workflowTaskUnderWay(watch!.events.at(-1))) break;
+        // Deferred once at most: under a steady flow of batches every wake may show a task under way.
+        if (mustRead && (deferred || !workflowTaskUnderWay(watch!.events.at(-1)))) break;
+        if (mustRead) deferred = true;
       }
     }
   } catch (error) {

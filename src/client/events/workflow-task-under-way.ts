@@ -20,12 +20,13 @@ export function workflowTaskUnderWay(last: HistoryEvent | undefined): boolean {
 }
 
 /**
- * The history's next change after which no workflow task is under way (the events of a task come with its
- * completion, so a reader queries then), or 'closed' when the run has ended.
+ * The history's next change, or the one after it when that shows a workflow task under way (its events come with its
+ * completion, so a reader queries then); 'closed' when the run has ended. One change is skipped at most: while signals
+ * arrive steadily (a streamed answer) a history may show a task under way at every wake, and a reader must not wait
+ * for a quiet that does not come.
  */
 export async function nextQuietChange(watch: MemberWatch, signal?: AbortSignal): Promise<'changed' | 'closed'> {
-  for (;;) {
-    const change = await watch.next(signal);
-    if (change === 'closed' || !workflowTaskUnderWay(watch.events.at(-1))) return change;
-  }
+  const change = await watch.next(signal);
+  if (change === 'closed' || !workflowTaskUnderWay(watch.events.at(-1))) return change;
+  return watch.next(signal);
 }
