@@ -1,4 +1,3 @@
-import { workflowTaskUnderWay } from '../client/events/workflow-task-under-way.js';
 import type { Client, WorkflowExecutionDescription } from '@temporalio/client';
 
 /**
@@ -25,7 +24,14 @@ export async function whenNoWorkflowTask(client: Client, workflowId: string, dea
 export async function workflowTaskInFlight(client: Client, description: WorkflowExecutionDescription): Promise<boolean> {
   if (description.raw.pendingWorkflowTask) return true;
   const history = await client.workflow.getHandle(description.workflowId, description.runId).fetchHistory();
-  return workflowTaskUnderWay(history.events?.at(-1) ?? undefined);
+  const last = history.events?.at(-1);
+  return Boolean(
+    last &&
+    (last.workflowTaskScheduledEventAttributes ||
+      last.workflowTaskStartedEventAttributes ||
+      last.workflowTaskFailedEventAttributes ||
+      last.workflowTaskTimedOutEventAttributes),
+  );
 }
 
 /**
