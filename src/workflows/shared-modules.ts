@@ -12,13 +12,23 @@
  * the libraries every session's modules import (issue 32: evaluated again for each new workflow, they were a fifth of
  * a sub-agent's extra worker CPU): cron-parser with luxon and cronstrue (cron jobs), MiniSearch (memory search). None
  * keeps state between calls that a workflow could see, and none writes to what it exports once loaded.
+ *
+ * Arbor's own plain modules of src/shared that every session evaluated again are shared too (issue 32): the check of a
+ * session's input (`sessionInputProblem`, with src/shared/session.ts: every new session, sub-agents included, built the
+ * whole input schema again and compiled its parser, about 2.5 ms of worker CPU each), the registry of built-in tools
+ * and the tool profiles. They import nothing of Temporal's, keep no state but what `lazy` builds, and their exports are
+ * constants or typed read-only. Their schemas are built on first use, after the freeze, and kept in `lazy` closures,
+ * which the freeze cannot reach; tool definitions keep theirs in private fields (define-tool.ts).
  */
 import { CronExpressionParser } from 'cron-parser';
 import cronstrue from 'cronstrue';
 import MiniSearch from 'minisearch';
 import tzdata from 'tzdata/tzdata.js';
 import { z } from 'zod';
+import { sessionInputProblem } from '../shared/session-input.js';
+import { findTool } from '../shared/tools/registry.js';
+import { toolProfiles } from '../shared/tools/profiles/index.js';
 
 z.object({ warmUp: z.string() });
 
-export { CronExpressionParser, cronstrue, MiniSearch, tzdata, z };
+export { CronExpressionParser, cronstrue, findTool, MiniSearch, sessionInputProblem, toolProfiles, tzdata, z };

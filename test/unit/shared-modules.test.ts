@@ -1,3 +1,4 @@
+import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { answerRequestSchema } from '../../src/shared/questions.js';
@@ -47,5 +48,47 @@ describe('schemas in workflow code', () => {
     const tool = builtinTools.find((candidate) => candidate.name === 'createGoal')!;
     expect(tool.input).toBe(tool.input);
     expect(tool.input.safeParse({ condition: 'tests pass' }).success).toBe(true);
+  });
+});
+
+/** What the worker does to every module it shares among workflows (`deepFreeze` of @temporalio/worker's reusable-vm.js). */
+function freezeAsTheWorkerDoes(object: unknown, visited = new WeakSet<object>()): void {
+  if (object === null || (typeof object !== 'object' && typeof object !== 'function') || visited.has(object)) return;
+  visited.add(object);
+  if (Object.isFrozen(object)) return;
+  if (typeof object === 'object') {
+    for (const name of [...Object.getOwnPropertyNames(object), ...Object.getOwnPropertySymbols(object)]) {
+      try {
+        freezeAsTheWorkerDoes((object as Record<string | symbol, unknown>)[name], visited);
+      } catch {
+        // As the worker: some objects cannot be frozen.
+      }
+    }
+  }
+  Object.freeze(object);
+}
+
+describe('modules the worker shares and freezes', () => {
+  it('still check a session input, and every built-in tool of every profile still parses its arguments', async () => {
+    const sessionInput = await import('../../src/shared/session-input.js');
+    const registry = await import('../../src/shared/tools/registry.js');
+    const profiles = await import('../../src/shared/tools/profiles/index.js');
+    // The worker freezes every module the shared ones import, not only what they export.
+    const toolsFolder = new URL('../../src/shared/tools/', import.meta.url);
+    const toolFiles = readdirSync(toolsFolder, { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.ts'));
+    const toolModules = await Promise.all(toolFiles.map((file) => import(new URL(file, toolsFolder).href) as Promise<object>));
+    for (const shared of [sessionInput, ...toolModules]) freezeAsTheWorkerDoes({ ...shared });
+    expect(Object.isFrozen(registry.builtinTools[0])).toBe(true);
+    expect(sessionInput.sessionInputProblem({ instruction: 'Plan a picnic', title: 'Picnic', tools: [] })).toBeNull();
+    expect(sessionInput.sessionInputProblem({ instruction: 'Plan a picnic', colour: 'red' })).toContain('Unrecognized key: "colour"');
+    const profileTools = Object.values(profiles.toolProfiles).flatMap((profile) => profile.tools);
+    expect(profileTools.every((name) => registry.findTool(name) !== undefined)).toBe(true);
+    for (const tool of registry.builtinTools) {
+      // zod resets the lastIndex of each expression it tests, which a frozen one refuses.
+      expect(regularExpressionsIn(tool.input).filter((pattern) => Object.isFrozen(pattern))).toEqual([]);
+      const parsed = tool.input.safeParse({});
+      // Parsing, and describing what is wrong, must not write to a frozen schema.
+      if (!parsed.success) expect(z.prettifyError(parsed.error)).not.toBe('');
+    }
   });
 });

@@ -5,9 +5,6 @@ import { defineTool } from './define-tool.js';
 export const claurstModelAliases = ['sonnet', 'opus', 'haiku'] as const;
 export type ClaurstModelAlias = (typeof claurstModelAliases)[number];
 
-/** A name SendMessage can address: not `*` and not a `uds:` or `bridge:` address. */
-export const agentNamePattern = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
-
 const agentInput = () =>
   z.object({
     description: z.string().trim().min(1).max(100).describe('3-5 word label for the task, shown in the UI'),
@@ -25,7 +22,9 @@ const agentInput = () =>
       .describe('Launch as a background task and return its id at once (read it with TaskOutput, stop it with TaskStop)'),
     name: z
       .string()
-      .regex(agentNamePattern, 'a name is 1-64 letters, digits, "_", "." or "-", starting with a letter or digit')
+      // A name SendMessage can address: not `*` and not a `uds:` or `bridge:` address. The expression is made here, not
+      // at module level: the worker freezes this module (shared-modules.ts), and zod resets the lastIndex of what it tests.
+      .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'a name is 1-64 letters, digits, "_", "." or "-", starting with a letter or digit')
       .optional()
       .describe('Name of the agent, for messaging it with SendMessage'),
     team_name: z.string().optional().describe('Not supported by Arbor: a call that gives it is refused'),
