@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { sendQueriesOneAtATime } from '../client/access/query-lanes.js';
 import type { AddressInfo } from 'node:net';
 import type { ArborClient } from '../client/arbor-client.js';
 import { apiErrorStatus, handleApi, readJsonBody } from './api.js';
@@ -50,6 +51,8 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
   if (token !== undefined && token.length < 16) throw new Error('The console token must be at least 16 characters.');
   const assetsDir = options.assetsDir ?? defaultAssetsDir;
   const csrfSecret = newSecret();
+  // Its feeds and views read the same sessions at once: queries side by side during a workflow task come late.
+  sendQueriesOneAtATime(options.client.temporal);
   const views = new TreeViewSources(options.client);
   const feeds = new TreeFeeds(
     (rootId) => options.client.session(rootId),

@@ -1,6 +1,7 @@
 import { Client, type WorkflowClientInterceptor } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ArborClient } from '../../src/client.js';
+import { sendQueriesOneAtATime } from '../../src/client/access/query-lanes.js';
 import { devServerSettings } from '../support/connection.js';
 import { FakeOpenAI } from '../support/fake-openai.js';
 import { ScriptedModel } from '../support/scripted-model.js';
@@ -8,9 +9,9 @@ import { restartableWorker } from '../support/restartable-worker.js';
 
 /**
  * Several queries that reach a session at once while a workflow task is in flight are answered one at once and the
- * others a second or two late (now and then never): the SDK sends one session's queries one at a time.
+ * others a second or two late (now and then never): a client told to (the console's) sends them one at a time.
  */
-describe('reads of one session at once', () => {
+describe('reads of one session at once, from a client that sends queries one at a time', () => {
   const fake = new FakeOpenAI();
   const model = new ScriptedModel(fake);
   const settings = devServerSettings();
@@ -40,6 +41,8 @@ describe('reads of one session at once', () => {
       namespace: settings.namespace,
       interceptors: { workflow: [countInFlight] },
     });
+    // As the console's server makes its own.
+    sendQueriesOneAtATime(temporal);
     counted = new ArborClient(temporal, settings.taskQueue);
     await worker.start(settings);
   });

@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
-import { inQueryLane } from '../../src/client/access/query-lanes.js';
+import { inQueryLane, sendQueriesOneAtATime } from '../../src/client/access/query-lanes.js';
 
 /** A query whose answer the test gives, noting when it was sent. */
 function heldQuery(log: string[], name: string) {
@@ -20,11 +20,17 @@ function heldQuery(log: string[], name: string) {
   };
 }
 
+function oneAtATime(): Client {
+  const client = {} as Client;
+  sendQueriesOneAtATime(client);
+  return client;
+}
+
 const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 describe('query lanes', () => {
   it('send one workflow’s queries one at a time, in order, and another workflow’s beside them', async () => {
-    const client = {} as Client;
+    const client = oneAtATime();
     const log: string[] = [];
     const [a, b, c] = ['a', 'b', 'c'].map((name) => heldQuery(log, name));
     const other = heldQuery(log, 'other');
@@ -50,7 +56,7 @@ describe('query lanes', () => {
   });
 
   it('send a query all the same once the one before it has gone unanswered for the release time', async () => {
-    const client = {} as Client;
+    const client = oneAtATime();
     const log: string[] = [];
     const stuck = heldQuery(log, 'stuck');
     const next = heldQuery(log, 'next');
@@ -69,8 +75,21 @@ describe('query lanes', () => {
     const log: string[] = [];
     const first = heldQuery(log, 'first');
     const second = heldQuery(log, 'second');
-    void inQueryLane({} as Client, 'w1', first.run);
-    void inQueryLane({} as Client, 'w1', second.run);
+    void inQueryLane(oneAtATime(), 'w1', first.run);
+    void inQueryLane(oneAtATime(), 'w1', second.run);
+    await tick();
+    expect(log).toEqual(['sent first', 'sent second']);
+    first.answer();
+    second.answer();
+  });
+
+  it('leave a client that was not told to send its queries side by side', async () => {
+    const client = {} as Client;
+    const log: string[] = [];
+    const first = heldQuery(log, 'first');
+    const second = heldQuery(log, 'second');
+    void inQueryLane(client, 'w1', first.run);
+    void inQueryLane(client, 'w1', second.run);
     await tick();
     expect(log).toEqual(['sent first', 'sent second']);
     first.answer();

@@ -4,9 +4,19 @@ import type { Client } from '@temporalio/client';
 export const queryLaneReleaseMs = 2_000;
 
 const lanes = new WeakMap<Client, Map<string, Promise<void>>>();
+const oneAtATimeClients = new WeakSet<Client>();
 
 /**
- * Runs `query` once the queries this client sent the same workflow before it have been answered (or
+ * Makes `client` send each workflow's queries one at a time from now on (the console's server does: its feed's readers
+ * and its views read the same sessions at once). Other clients send them side by side, as before: a reader of a
+ * session's events and of its stream (`arbor chat`, `arbor run`) prints a turn's tool calls in step with its text.
+ */
+export function sendQueriesOneAtATime(client: Client): void {
+  oneAtATimeClients.add(client);
+}
+
+/**
+ * For a client told to (`sendQueriesOneAtATime`), runs `query` once the queries it sent the same workflow before it have been answered (or
  * `queryLaneReleaseMs` has passed): one query at a time per workflow. Queries that reach a workflow at once while
  * one of its workflow tasks is in flight are answered one at once and the others late, 1.4 to 2 s on the dev server
  * (measured: five at once during a turn, 86 of 200 late; the same five one after another, or at once while the
@@ -14,6 +24,7 @@ const lanes = new WeakMap<Client, Map<string, Promise<void>>>();
  * answers nothing (no worker) costs the queries behind it.
  */
 export function inQueryLane<T>(client: Client, workflowId: string, query: () => Promise<T>, releaseMs = queryLaneReleaseMs): Promise<T> {
+  if (!oneAtATimeClients.has(client)) return query();
   let byWorkflow = lanes.get(client);
   if (!byWorkflow) {
     byWorkflow = new Map();
