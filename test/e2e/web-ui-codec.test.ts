@@ -65,13 +65,13 @@ describe('the Temporal Web UI of an encrypted session, in headless Chromium', ()
     await fake.stop();
   });
 
-  /** The text of the session's page once its input has loaded (ciphertext, or the decoded conversation). */
-  async function pageText(): Promise<string> {
+  /** The text of the session's page once it shows `shown` (the ciphertext's encoding, or the decoded conversation). */
+  async function pageText(shown: string): Promise<string> {
     const page = await browser.newPage();
     try {
       await page.goto(`${server.uiUrl}/namespaces/default/workflows/${sessionId}`);
-      const input = page.getByText(secret).or(page.getByText('YmluYXJ5L2VuY3J5cHRlZA==')).first();
-      await input.waitFor({ timeout: 40_000 });
+      // Waiting for either text returned too early now and then: the page before the codec server had decoded it.
+      await page.getByText(shown).first().waitFor({ timeout: 40_000 });
       return await page.locator('body').innerText();
     } finally {
       await page.close();
@@ -79,7 +79,7 @@ describe('the Temporal Web UI of an encrypted session, in headless Chromium', ()
   }
 
   it('shows ciphertext without a codec server, and the decrypted conversation through arbor codec-server', async () => {
-    const without = await pageText();
+    const without = await pageText('YmluYXJ5L2VuY3J5cHRlZA==');
     expect(without).not.toContain(secret);
     // The UI shows the payload as stored: encoding binary/encrypted (in base64) and the key id.
     expect(without).toContain('YmluYXJ5L2VuY3J5cHRlZA==');
@@ -89,6 +89,6 @@ describe('the Temporal Web UI of an encrypted session, in headless Chromium', ()
       ARBOR_ENCRYPTION_KEYS: keys,
     });
     await waitUntil(() => codec!.stdout().includes(`http://127.0.0.1:${codecPort}`), 30_000);
-    expect(await pageText()).toContain(secret);
+    expect(await pageText(secret)).toContain(secret);
   });
 });
