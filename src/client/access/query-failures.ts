@@ -43,9 +43,9 @@ export function isUnansweredQuery(error: unknown): boolean {
 
 /**
  * Runs `query` (one query call) with a deadline, so an answer lost on a broken stream cannot hang the caller: without
- * one, a gRPC call waits for ever. A caller's own shorter deadline (`client.withDeadline`) is kept. Queries of one
- * workflow from one client are sent one at a time (`inQueryLane`), unless `oneAtATime` is false: a workflow many
- * callers read at once and that seldom runs a task (a memory store) answers them side by side.
+ * one, a gRPC call waits for ever. A caller's own shorter deadline (`client.withDeadline`) is kept. A client marked
+ * by `sendQueriesOneAtATime` (the console's) sends one workflow's queries one at a time (`inQueryLane`), unless
+ * `oneAtATime` is false: a workflow many callers read at once (a memory store) answers them side by side.
  */
 export async function boundedQuery<T>(
   client: Client,
