@@ -3,8 +3,8 @@ import type { Client } from '@temporalio/client';
 /** How long a query waits for the one before it to the same workflow before it is sent all the same. */
 export const queryLaneReleaseMs = 2_000;
 
+/** The clients told to send queries one at a time, each with the last query it sent every workflow. */
 const lanes = new WeakMap<Client, Map<string, Promise<void>>>();
-const oneAtATimeClients = new WeakSet<Client>();
 
 /**
  * Makes `client` send each workflow's queries one at a time from now on (the console's server does: its feed's readers
@@ -12,7 +12,7 @@ const oneAtATimeClients = new WeakSet<Client>();
  * session's events and of its stream (`arbor chat`, `arbor run`) prints a turn's tool calls in step with its text.
  */
 export function sendQueriesOneAtATime(client: Client): void {
-  oneAtATimeClients.add(client);
+  if (!lanes.has(client)) lanes.set(client, new Map());
 }
 
 /**
@@ -24,12 +24,8 @@ export function sendQueriesOneAtATime(client: Client): void {
  * answers nothing (no worker) costs the queries behind it.
  */
 export function inQueryLane<T>(client: Client, workflowId: string, query: () => Promise<T>, releaseMs = queryLaneReleaseMs): Promise<T> {
-  if (!oneAtATimeClients.has(client)) return query();
-  let byWorkflow = lanes.get(client);
-  if (!byWorkflow) {
-    byWorkflow = new Map();
-    lanes.set(client, byWorkflow);
-  }
+  const byWorkflow = lanes.get(client);
+  if (!byWorkflow) return query();
   const before = byWorkflow.get(workflowId);
   const turn = before ? released(before, releaseMs) : Promise.resolve();
   const answered = turn.then(query);
@@ -38,9 +34,8 @@ export function inQueryLane<T>(client: Client, workflowId: string, query: () => 
     () => undefined,
   );
   byWorkflow.set(workflowId, done);
-  const lane = byWorkflow;
   void done.then(() => {
-    if (lane.get(workflowId) === done) lane.delete(workflowId);
+    if (byWorkflow.get(workflowId) === done) byWorkflow.delete(workflowId);
   });
   return answered;
 }
