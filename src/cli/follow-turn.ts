@@ -57,6 +57,7 @@ export async function followTurn(session: SessionHandle, output: Output, options
           for (const line of heldRootText.splice(0)) output.progress(line);
         }
         for (const line of lines) output.progress(line);
+        live?.eventShown(from.id, event);
         if (event.type === 'questions_asked') {
           await questions.handle(
             [

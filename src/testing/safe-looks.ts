@@ -1,3 +1,4 @@
+import { workflowTaskUnderWay } from '../client/events/workflow-task-under-way.js';
 import type { Client, WorkflowExecutionDescription } from '@temporalio/client';
 
 /**
@@ -24,14 +25,7 @@ export async function whenNoWorkflowTask(client: Client, workflowId: string, dea
 export async function workflowTaskInFlight(client: Client, description: WorkflowExecutionDescription): Promise<boolean> {
   if (description.raw.pendingWorkflowTask) return true;
   const history = await client.workflow.getHandle(description.workflowId, description.runId).fetchHistory();
-  const last = history.events?.at(-1);
-  return Boolean(
-    last &&
-    (last.workflowTaskScheduledEventAttributes ||
-      last.workflowTaskStartedEventAttributes ||
-      last.workflowTaskFailedEventAttributes ||
-      last.workflowTaskTimedOutEventAttributes),
-  );
+  return workflowTaskUnderWay(history.events?.at(-1) ?? undefined);
 }
 
 /**

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { devServerWorkers } from '../support/dev-server-workers.js';
 import { startCli } from '../support/processes.js';
 import { waitUntil } from '../support/wait.js';
+import { startLiveText } from '../../src/cli/live-text.js';
 
 describe('the CLI printing answers as they are written', () => {
   const servers = devServerWorkers('sk-cli-streaming-test');
@@ -57,5 +58,35 @@ describe('the CLI printing answers as they are written', () => {
     clearTimeout(timer);
     expect(code, `${cli.stderr()}\n---\n${cli.stdout()}`).toBe(0);
     expect(cli.stdout()).toBe('Second turn, streamed.\n');
+  });
+
+  it('prints a round’s text only after the lines of the tool calls before it have been printed', async () => {
+    const after = ['After ', 'the ', 'tool.'];
+    fake.reply(
+      // Streamed, as providers stream tool calls: the stream tells of the call as the model starts it.
+      {
+        toolCalls: [{ name: 'todoWrite', arguments: JSON.stringify({ todos: [{ content: 'Look', status: 'in_progress' }] }) }],
+        chunks: [],
+      },
+      { content: after.join(''), chunks: after, chunkDelayMs: 10 },
+    );
+    const session = await servers.client.startSession({ instruction: 'Use a tool, then answer.' });
+    let written = '';
+    // Nothing prints the tool call's lines until the test does: the text waits for them (at most a minute here).
+    const live = startLiveText(session, { afterTurn: 0, write: (text) => (written += text), toolLineWaitMs: 60_000 });
+    try {
+      await session.waitUntilIdle({ timeoutMs: 60_000 });
+      const events = [];
+      for await (const event of session.events({ follow: false })) events.push(event);
+      const result = events.find((event) => event.type === 'tool_result');
+      expect(result, JSON.stringify(events)).toBeDefined();
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(written).toBe('');
+      live.eventShown(session.id, result!);
+      await waitUntil(() => written === after.join(''), 10_000);
+    } finally {
+      await live.stop();
+    }
+    expect(live.lastRootText()).toBe(after.join(''));
   });
 });

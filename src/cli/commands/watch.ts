@@ -44,6 +44,7 @@ export const watchCommand = withConnectionFlags(
     } else {
       for (const line of linesOf(treeEvent)) process.stdout.write(`${line}\n`);
     }
+    live?.eventShown(treeEvent.session.id, treeEvent.event);
   };
   const missed = (id: string, count: number) => process.stderr.write(`(${count} older events of session ${id} are no longer buffered)\n`);
   try {
@@ -93,6 +94,7 @@ function jsonDeltas(session: SessionHandle, signal: AbortSignal): LiveText {
   return {
     streamed: () => false,
     lastRootText: () => undefined,
+    eventShown: () => {},
     endLine: () => {},
     async stop() {
       stop.abort();

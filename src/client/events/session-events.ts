@@ -3,6 +3,7 @@ import type { SessionEvent } from '../../shared/events.js';
 import { eventsQuery } from '../../shared/messages.js';
 import { openHistoryWatch, type HistoryWatches, type MemberWatch } from './shared-history-watch.js';
 import { abortableCall } from './abortable-call.js';
+import { nextQuietChange } from './workflow-task-under-way.js';
 import { boundedQuery } from '../access/query-failures.js';
 
 export interface EventReadOptions {
@@ -34,6 +35,15 @@ export async function* readSessionEvents(client: Client, sessionId: string, opti
         const description = await call(() => handle.describe());
         running = description.status.name === 'RUNNING';
         watch = openHistoryWatch(client, sessionId, description.runId, options.watches);
+        // A task under way now: its events come with its completion (the history read up to its end first).
+        if (running && description.raw.pendingWorkflowTask) {
+          watch.prefetch(signal);
+          if ((await nextQuietChange(watch, signal)) === 'closed') {
+            watch.release();
+            watch = undefined;
+            continue;
+          }
+        }
       }
       const page = await call(() => boundedQuery(client, sessionId, () => handle.query(eventsQuery, { after })));
       if (page.missed > 0) options.onMissed?.(page.missed);
@@ -43,7 +53,7 @@ export async function* readSessionEvents(client: Client, sessionId: string, opti
       }
       if (page.events.length > 0 && after < page.last_seq) continue;
       if (options.follow === false || !running) return;
-      if ((await watch!.next(signal)) === 'closed') watch = undefined;
+      if ((await nextQuietChange(watch!, signal)) === 'closed') watch = undefined;
     }
   } catch (error) {
     if (signal?.aborted) return;

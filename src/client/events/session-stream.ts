@@ -4,6 +4,7 @@ import { streamQuery } from '../../shared/messages.js';
 import { openHistoryWatch, type HistoryWatches, type MemberWatch } from './shared-history-watch.js';
 import { EarlyStreamItems } from './early-stream-items.js';
 import { abortableCall } from './abortable-call.js';
+import { workflowTaskUnderWay } from './workflow-task-under-way.js';
 import { boundedQuery, isMissingQuery } from '../access/query-failures.js';
 
 export interface StreamReadOptions {
@@ -62,7 +63,10 @@ export async function* readSessionStream(client: Client, sessionId: string, opti
       if (read.items.length > 0 && after < read.last_pos) continue;
       if (options.follow === false || !running || options.until?.aborted) return;
       early.placeAt(read, watch!.runId);
-      // Sleep on the history until a page must be read: batches recorded meanwhile are yielded from the history.
+      // Sleep on the history until a page must be read: batches recorded meanwhile are yielded from the history. A
+      // page is read after the next wake when a workflow task is under way (a query would only wait for it).
+      let mustRead = false;
+      let deferred = false;
       for (;;) {
         const change = await waitForChange(watch!, signal, options.until);
         if (change === 'closed') {
@@ -75,7 +79,10 @@ export async function* readSessionStream(client: Client, sessionId: string, opti
           yield item;
           after = item.pos;
         }
-        if (taken.mustRead) break;
+        mustRead ||= taken.mustRead;
+        // Deferred once at most: under a steady flow of batches every wake may show a task under way.
+        if (mustRead && (deferred || !workflowTaskUnderWay(watch!.events.at(-1)))) break;
+        if (mustRead) deferred = true;
       }
     }
   } catch (error) {
