@@ -13,9 +13,8 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts', 'examples/**/*.test.ts'],
-    // The cluster suite runs on its own cluster: npm run test:cluster (vitest.cluster.config.ts); the console in a
-    // browser on demand: npm run test:live (vitest.live.config.ts).
-    exclude: [...configDefaults.exclude, 'test/cluster/**', 'test/e2e/console-browser.test.ts'],
+    // The cluster suite runs on its own cluster: npm run test:cluster (vitest.cluster.config.ts).
+    exclude: [...configDefaults.exclude, 'test/cluster/**'],
     // Temporal's native bridge and workers are happier in child processes than in worker threads.
     pool: 'forks',
     globalSetup: ['test/global-setup.ts'],

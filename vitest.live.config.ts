@@ -2,9 +2,8 @@ import { configDefaults, defineConfig } from 'vitest/config';
 import base from './vitest.config.js';
 
 /**
- * `npm run test:live`: the test that watches live output arrive in a headless browser (the web console), with
- * several steps that must each show within a bounded time. It passes alone; in a full run on a loaded 2-core machine
- * some step waits too long, so it runs on demand. Not part of `npm test`.
+ * `npm run test:live`: the web console in a headless browser alone (it is part of `npm test` too), for working on the
+ * console's page.
  */
 export default defineConfig({
   ...base,

@@ -17,6 +17,7 @@ import {
   benchArgs,
   createArborBenchWorker,
   firstUserText,
+  historyWaiter,
   lastMessage,
   loadAverage,
   quietRuntime,
@@ -27,6 +28,7 @@ import {
   writeResults,
 } from './harness.js';
 import { percentiles } from './stats.js';
+import { workflowTaskUnderWay } from '../src/client/events/workflow-task-under-way.js';
 
 quietRuntime();
 const args = benchArgs();
@@ -67,7 +69,7 @@ async function measure() {
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
   try {
     const single = await client.startSession({ instruction: 'Answer each message', title: 'Bench single' });
-    await waitIdle(single);
+    await waitIdleAfter(single, 0);
     const singleRun = await latencies(browser, url, single, single);
     // Printed at once: the tree of 100 takes long on a loaded machine.
     console.table({
@@ -95,7 +97,7 @@ async function measure() {
       }),
       3_000,
     );
-    await waitIdle(tree);
+    await waitIdleAfter(tree, 0);
 
     const rssWithoutTabs = await residentKb(consoleProcess.pid!);
     const treeRun = await latencies(browser, url, tree, tree);
@@ -146,6 +148,7 @@ async function latencies(
   const floor: number[] = [];
   for (let index = 0; index < samples + warmup; index += 1) {
     const after = (await target.snapshot()).last_event_seq;
+    const callsBefore = (await modelCalls(target)).finished;
     const stop = new AbortController();
     const floorSeen = (async () => {
       for await (const event of target.events({ after, signal: stop.signal })) {
@@ -170,7 +173,7 @@ async function latencies(
       page_.push(shownAt - at);
       floor.push(seenAt - at);
     }
-    await waitIdle(target);
+    await waitIdleAfter(target, callsBefore);
   }
   await page.close();
   // In order, so a slow sample can be placed (the first, or one every so often).
@@ -185,15 +188,41 @@ async function everyTabShows(pages: Page[], tree: SessionHandle): Promise<boolea
   return true;
 }
 
-async function waitIdle(session: SessionHandle) {
-  await waitFor(
-    () =>
-      session.snapshot().then(
-        (snapshot) => snapshot.status === 'idle',
-        () => false,
-      ),
-    50,
+/**
+ * How many model calls the session has finished, and whether it has settled (no activity or workflow task under way):
+ * read from its history, so that waiting for a turn's end sends the worker no query beside the console's (queries side
+ * by side during a workflow task are answered late, which would slow the console's reads, not measure them).
+ */
+async function modelCalls(session: SessionHandle): Promise<{ finished: number; settled: boolean }> {
+  const events = (await client.temporal.workflow.getHandle(session.id).fetchHistory()).events ?? [];
+  const scheduled = new Map(
+    events.flatMap((event) => (event.activityTaskScheduledEventAttributes ? [[String(event.eventId), event]] : [])),
   );
+  const closed = events.flatMap((event) => {
+    const ended =
+      event.activityTaskCompletedEventAttributes ?? event.activityTaskFailedEventAttributes ?? event.activityTaskTimedOutEventAttributes;
+    const cancelled = event.activityTaskCanceledEventAttributes;
+    return ended
+      ? [{ id: String(ended.scheduledEventId), completed: Boolean(event.activityTaskCompletedEventAttributes) }]
+      : cancelled
+        ? [{ id: String(cancelled.scheduledEventId), completed: false }]
+        : [];
+  });
+  const isModelCall = (id: string) => scheduled.get(id)?.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel';
+  return {
+    finished: closed.filter((entry) => entry.completed && isModelCall(entry.id)).length,
+    settled: closed.length === scheduled.size && !workflowTaskUnderWay(events.at(-1)),
+  };
+}
+
+async function waitIdleAfter(session: SessionHandle, callsBefore: number): Promise<void> {
+  await historyWaiter(
+    client.temporal,
+    session.id,
+  )(async () => {
+    const calls = await modelCalls(session);
+    return calls.settled && calls.finished > callsBefore;
+  });
 }
 
 async function startConsole(port: number): Promise<ChildProcess> {
