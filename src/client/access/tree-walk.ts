@@ -28,6 +28,8 @@ export interface WalkedSubtree {
  * children, and those found by either are added with their subtrees. A member that cannot answer (no worker answers,
  * a history that no longer replays) contributes the children visibility lists for it. One that visibility lists as
  * cancelled is not asked: a stop cancels a session's children before the session itself closes.
+ * Every member visibility lists below the target is asked at once; only members that a record names and visibility
+ * missed are asked in a later round (a tree of 1+10+100 is one round of 111 snapshots, not three levels in turn).
  */
 export async function walkSubtree(
   client: Client,
@@ -38,39 +40,50 @@ export async function walkSubtree(
   const listing = rootId ? await listTree(client, rootId) : undefined;
   const byParent = listing ? listedChildren(listing) : new Map<string, ListedSession[]>();
   const target = listing?.get(targetId);
-  const members: WalkedSession[] = [
-    {
-      session_id: targetId,
-      parent_session_id: target?.parent_session_id ?? null,
-      title: target?.title ?? targetId,
-      listed: target,
-      recorded_status: undefined,
-    },
-  ];
-  const seen = new Set([targetId]);
-  let frontier = [...members];
-  while (frontier.length > 0) {
+  const found = new Map<string, WalkedSession>();
+  let round: WalkedSession[] = [];
+  const add = (member: WalkedSession) => {
+    found.set(member.session_id, member);
+    round.push(member);
+    for (const child of byParent.get(member.session_id) ?? []) {
+      if (found.has(child.session_id)) continue;
+      add({
+        session_id: child.session_id,
+        parent_session_id: member.session_id,
+        title: child.title,
+        listed: child,
+        recorded_status: undefined,
+      });
+    }
+  };
+  add({
+    session_id: targetId,
+    parent_session_id: target?.parent_session_id ?? null,
+    title: target?.title ?? targetId,
+    listed: target,
+    recorded_status: undefined,
+  });
+  while (round.length > 0) {
+    const asked = round;
+    round = [];
     const answers = await Promise.all(
-      frontier.map((member) =>
+      asked.map((member) =>
         member.listed?.execution_status === 'CANCELLED' ? undefined : snapshotOf(member.session_id).catch(() => undefined),
       ),
     );
-    const next: WalkedSession[] = [];
-    frontier.forEach((member, index) => {
+    asked.forEach((member, index) => {
       const snapshot = answers[index];
-      if (snapshot) member.title = snapshot.title;
-      const recorded = (snapshot?.children ?? []).map((child) => ({ id: child.sub_session_id, title: child.title, status: child.status }));
-      const visible = (byParent.get(member.session_id) ?? []).map((child) => ({
-        id: child.session_id,
-        title: child.title,
-        status: undefined,
-      }));
-      for (const child of [...recorded, ...visible]) {
-        if (seen.has(child.id)) continue;
-        seen.add(child.id);
-        const listed = listing?.get(child.id);
-        next.push({
-          session_id: child.id,
+      if (!snapshot) return;
+      member.title = snapshot.title;
+      for (const child of snapshot.children ?? []) {
+        const known = found.get(child.sub_session_id);
+        if (known) {
+          if (known.parent_session_id === member.session_id) known.recorded_status = child.status;
+          continue;
+        }
+        const listed = listing?.get(child.sub_session_id);
+        add({
+          session_id: child.sub_session_id,
           parent_session_id: member.session_id,
           title: listed?.title ?? child.title,
           listed,
@@ -78,8 +91,18 @@ export async function walkSubtree(
         });
       }
     });
-    members.push(...next);
-    frontier = next;
   }
-  return { members, listing };
+  return { members: levelByLevel(found, targetId), listing };
+}
+
+/** The target first, then each level below it, each member's children in the order they were found. */
+function levelByLevel(found: Map<string, WalkedSession>, targetId: string): WalkedSession[] {
+  const childrenOf = new Map<string, WalkedSession[]>();
+  for (const member of found.values()) {
+    if (member.session_id === targetId || member.parent_session_id === null) continue;
+    childrenOf.set(member.parent_session_id, [...(childrenOf.get(member.parent_session_id) ?? []), member]);
+  }
+  const members = [found.get(targetId)!];
+  for (let index = 0; index < members.length; index += 1) members.push(...(childrenOf.get(members[index]!.session_id) ?? []));
+  return members;
 }
