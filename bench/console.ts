@@ -195,23 +195,25 @@ async function everyTabShows(pages: Page[], tree: SessionHandle): Promise<boolea
  */
 async function modelCalls(session: SessionHandle): Promise<{ finished: number; settled: boolean }> {
   const events = (await client.temporal.workflow.getHandle(session.id).fetchHistory()).events ?? [];
-  const scheduled = new Map(
-    events.flatMap((event) => (event.activityTaskScheduledEventAttributes ? [[String(event.eventId), event]] : [])),
+  const activityTypes = new Map(
+    events.flatMap((event) => {
+      const scheduled = event.activityTaskScheduledEventAttributes;
+      return scheduled ? [[String(event.eventId), scheduled.activityType?.name]] : [];
+    }),
   );
-  const closed = events.flatMap((event) => {
-    const ended =
-      event.activityTaskCompletedEventAttributes ?? event.activityTaskFailedEventAttributes ?? event.activityTaskTimedOutEventAttributes;
-    const cancelled = event.activityTaskCanceledEventAttributes;
-    return ended
-      ? [{ id: String(ended.scheduledEventId), completed: Boolean(event.activityTaskCompletedEventAttributes) }]
-      : cancelled
-        ? [{ id: String(cancelled.scheduledEventId), completed: false }]
-        : [];
+  const ends = events.flatMap((event) => {
+    const end =
+      event.activityTaskCompletedEventAttributes ??
+      event.activityTaskFailedEventAttributes ??
+      event.activityTaskTimedOutEventAttributes ??
+      event.activityTaskCanceledEventAttributes;
+    return end
+      ? [{ type: activityTypes.get(String(end.scheduledEventId)), completed: Boolean(event.activityTaskCompletedEventAttributes) }]
+      : [];
   });
-  const isModelCall = (id: string) => scheduled.get(id)?.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel';
   return {
-    finished: closed.filter((entry) => entry.completed && isModelCall(entry.id)).length,
-    settled: closed.length === scheduled.size && !workflowTaskUnderWay(events.at(-1)),
+    finished: ends.filter((end) => end.completed && end.type === 'callModel').length,
+    settled: ends.length === activityTypes.size && !workflowTaskUnderWay(events.at(-1)),
   };
 }
 

@@ -100,7 +100,7 @@ function levelByLevel(found: Map<string, WalkedSession>, targetId: string): Walk
   const childrenOf = new Map<string, WalkedSession[]>();
   for (const member of found.values()) {
     if (member.session_id === targetId || member.parent_session_id === null) continue;
-    childrenOf.set(member.parent_session_id, [...(childrenOf.get(member.parent_session_id) ?? []), member]);
+    (childrenOf.get(member.parent_session_id) ?? childrenOf.set(member.parent_session_id, []).get(member.parent_session_id)!).push(member);
   }
   const members = [found.get(targetId)!];
   for (let index = 0; index < members.length; index += 1) members.push(...(childrenOf.get(members[index]!.session_id) ?? []));
