@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import type { BundleOptions } from '@temporalio/worker';
 import { fileURLToPath } from 'node:url';
 import { workflowBundleFromEnv } from './workflow-bundle-setting.js';
 
@@ -52,17 +53,39 @@ export function prebuiltBundleName(traced: boolean): string {
  */
 export const workflowIgnoredModules = ['fs', 'fs/promises'];
 
+type WebpackConfigHook = NonNullable<BundleOptions['webpackConfigHook']>;
+
+/**
+ * Arbor's TypeScript in the bundle is compiled for ES2020 instead of the SDK's ES2017 (issue 32): object spread, `?.`
+ * and `??` run as the engine's own instead of through swc's helpers (`_object_spread`, `_object_spread_props`, 194
+ * calls of them in the session's code, on every event, child start and status write). Node 20 runs ES2020, and so
+ * does the workflow sandbox. The same code does the same: no command changes. Class fields (ES2022) are compiled as
+ * before. A bundler without the swc rule this looks for is left as it is.
+ */
+export const workflowCompileTarget = 'es2020';
+
+const compiledForTarget: WebpackConfigHook = (config) => {
+  for (const rule of config.module?.rules ?? []) {
+    const use = rule && typeof rule === 'object' ? (rule as { use?: unknown }).use : undefined;
+    const options = use && typeof use === 'object' ? (use as { options?: { jsc?: { target?: string } } }).options : undefined;
+    if (options?.jsc) options.jsc.target = workflowCompileTarget;
+  }
+  return config;
+};
+
 /** How Arbor's workflow code is bundled, wherever it is (worker start, build, tests, benchmarks). */
 export function workflowBundlerOptions(traced = false): {
   workflowsPath: string;
   ignoreModules: string[];
   preloadModules: string[];
+  webpackConfigHook: WebpackConfigHook;
   workflowInterceptorModules?: string[];
 } {
   return {
     workflowsPath: workflowsPath(),
     ignoreModules: workflowIgnoredModules,
     preloadModules: [workflowModulePath('shared-modules')],
+    webpackConfigHook: compiledForTarget,
     ...(traced ? { workflowInterceptorModules: [tracedWorkflowInterceptorModule()] } : {}),
   };
 }
@@ -70,7 +93,7 @@ export function workflowBundlerOptions(traced = false): {
 /** The same, as Worker options that bundle the workflow code when the worker starts. */
 export function workflowSourceWorkerOptions(): {
   workflowsPath: string;
-  bundlerOptions: { ignoreModules: string[]; preloadModules: string[] };
+  bundlerOptions: { ignoreModules: string[]; preloadModules: string[]; webpackConfigHook: WebpackConfigHook };
 } {
   const { workflowsPath, ...bundlerOptions } = workflowBundlerOptions();
   return { workflowsPath, bundlerOptions };

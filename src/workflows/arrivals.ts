@@ -1,14 +1,15 @@
 import { workflowInfo } from '@temporalio/workflow';
+import { workflowLocal } from './workflow-local.js';
 
 /**
  * When a signal or an update last reached this run: the history length of the workflow task that delivered it, the
- * same on replay as live. Module state is per workflow (see session-changes.ts).
+ * same on replay as live. Per workflow (see workflow-local.ts).
  */
-let lastArrival = -1;
+const lastArrival = workflowLocal('lastArrival', -1);
 
 /** Called by every signal and update handler of a session. */
 export function noteArrival(): void {
-  lastArrival = workflowInfo().historyLength;
+  lastArrival.set(workflowInfo().historyLength);
 }
 
 /**
@@ -17,5 +18,5 @@ export function noteArrival(): void {
  * the run from its start, so continuing as new there again races the next message for longer still.
  */
 export function arrivedInThisTask(): boolean {
-  return lastArrival === workflowInfo().historyLength;
+  return lastArrival.get() === workflowInfo().historyLength;
 }

@@ -2,6 +2,7 @@ import { proxySinks, workflowInfo } from '@temporalio/workflow';
 import { forkProbeMemoKey, type ForkPointState, type ForkProbeSinks, type ForkProbeTarget } from '../shared/fork.js';
 import type { SessionInput } from '../shared/session.js';
 import type { SessionState } from './session-state.js';
+import { workflowLocal } from './workflow-local.js';
 
 /**
  * Where `session.fork()` reads a session's state: it replays the session's history in a local replay worker, which
@@ -15,11 +16,12 @@ function probeTarget(): ForkProbeTarget | undefined {
   return workflowInfo().memo?.[forkProbeMemoKey] as ForkProbeTarget | undefined;
 }
 
-let handedBack = false;
+/** Whether this run has handed its state back at the fork point (per workflow: see workflow-local.ts). */
+const handedBack = workflowLocal('forkStateHandedBack', false);
 
 /** A run begins: the fork learns the input it repeats. */
 export function forkRunStarted(input: SessionInput): void {
-  handedBack = false;
+  handedBack.set(false);
   if (probeTarget() === undefined) return;
   arborForkProbe.started(JSON.parse(JSON.stringify(input)) as SessionInput);
 }
@@ -30,10 +32,10 @@ export function forkPointReached(state: SessionState): void {
   if (target === undefined) return;
   const total = state.transcript.total();
   const atMs = Date.now();
-  const wanted = 'position' in target ? total === target.position && !handedBack : atMs <= target.not_after_ms;
+  const wanted = 'position' in target ? total === target.position && !handedBack.get() : atMs <= target.not_after_ms;
   let point: ForkPointState | undefined;
   if (wanted) {
-    handedBack = true;
+    handedBack.set(true);
     // A copy: the state's arrays live on and change after this activation, before the sink is called.
     point = JSON.parse(JSON.stringify({ carried: state.carry(), work_mode: state.workMode, profile: state.profile })) as ForkPointState;
   }

@@ -1,4 +1,5 @@
 import { patched } from '@temporalio/workflow';
+import { workflowLocal } from './workflow-local.js';
 
 /**
  * Behaviour changes made while sessions were running, and the workflow types that have them built in. Registered
@@ -169,17 +170,17 @@ const builtInBy: Record<SessionGeneration, ReadonlySet<SessionChange>> = {
   3: new Set([...arborSessionChanges, ...arborSessionV2Changes, ...laterChanges]),
 };
 
-// Module state is per workflow: the worker evaluates the workflow bundle's modules for each workflow it runs.
-let generation: SessionGeneration = 0;
+// Per workflow: the worker shares this module among all its workflows (shared-modules.ts), so not a module variable.
+const generationOf = workflowLocal<SessionGeneration>('sessionGeneration', 0);
 
 /** Called first by each session type after `sessionWorkflow`, with its place in the order above. */
 export function useBuiltInChanges(typeGeneration: SessionGeneration): void {
-  generation = typeGeneration;
+  generationOf.set(typeGeneration);
 }
 
 /** Whether this session's type is `arborSession` or later: no patch markers for the first changes, and what they brought. */
 export function hasBuiltInChanges(): boolean {
-  return generation >= 1;
+  return generationOf.get() >= 1;
 }
 
 /**
@@ -187,7 +188,7 @@ export function hasBuiltInChanges(): boolean {
  * Canceled) instead of writing it to `ArborStatus`, which is a history event and a visibility write per session.
  */
 export function closedStatusLeftToTemporal(): boolean {
-  return generation >= 2;
+  return generationOf.get() >= 2;
 }
 
 /**
@@ -207,8 +208,8 @@ const askedOnceAtRunStart: ReadonlySet<SessionChange> = new Set<SessionChange>([
   'status-running-held-for-approvals',
 ]);
 
-// Whether this run took `later-changes-asked-once-at-run-start`: module state is per workflow, like `generation`.
-let laterChangesTaken = false;
+// Whether this run took `later-changes-asked-once-at-run-start`: per workflow, like the generation.
+const laterChangesTaken = workflowLocal('laterChangesTaken', false);
 
 /**
  * Asks Temporal, once, in a run's first activation, for every change of `askedOnceAtRunStart`, where the run pays for a
@@ -223,8 +224,8 @@ let laterChangesTaken = false;
  * returns false there, and the changes are asked one by one as before. Call it before any of them is asked.
  */
 export function askLaterChangesOnce(): void {
-  if (generation >= 3) return;
-  laterChangesTaken = patched('later-changes-asked-once-at-run-start');
+  if (generationOf.get() >= 3) return;
+  laterChangesTaken.set(patched('later-changes-asked-once-at-run-start'));
 }
 
 /**
@@ -233,12 +234,12 @@ export function askLaterChangesOnce(): void {
  * task writes its `running` only as the turn goes on to a model call (see `statusReporter`).
  */
 export function hasV3Changes(): boolean {
-  return generation >= 3;
+  return generationOf.get() >= 3;
 }
 
 /** Whether the session takes the changed branch: always where its type has it built in; elsewhere, as Temporal recorded. */
 export function hasChange(change: SessionChange): boolean {
-  return builtInBy[generation].has(change) || (laterChangesTaken && askedOnceAtRunStart.has(change)) || patched(change);
+  return builtInBy[generationOf.get()].has(change) || (laterChangesTaken.get() && askedOnceAtRunStart.has(change)) || patched(change);
 }
 
 /**
@@ -265,5 +266,5 @@ export function hasChange(change: SessionChange): boolean {
  * Sub-agents of the older types still running keep their type until they continue as new themselves.
  */
 export function continuesAsNewAsNewestType(): boolean {
-  return generation < 2 && patched('continue-as-new-as-arborSessionV2');
+  return generationOf.get() < 2 && patched('continue-as-new-as-arborSessionV2');
 }

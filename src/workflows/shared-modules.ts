@@ -19,6 +19,15 @@
  * and the tool profiles. They import nothing of Temporal's, keep no state but what `lazy` builds, and their exports are
  * constants or typed read-only. Their schemas are built on first use, after the freeze, and kept in `lazy` closures,
  * which the freeze cannot reach; tool definitions keep theirs in private fields (define-tool.ts).
+ *
+ * And so are the workflows' own modules (issue 32: 112 modules, src/workflows with the parts of src/shared it imports
+ * and the few modules of @temporalio/workflow the SDK itself does not share yet, were evaluated again for each new
+ * workflow, every sub-agent among them). The SDK already shares its own workflow modules this way (they keep a
+ * workflow's state on its activator, not in module scope); Arbor's keep theirs in the objects each run creates
+ * (`SessionState` and the like), and the few values a module kept for its workflow are kept as properties of the
+ * workflow's globalThis, which the SDK keeps per workflow (workflow-local.ts). Their module scope only defines
+ * functions, classes, constants and activity proxies (which do nothing until called), so it can run before any
+ * workflow exists. What they export is frozen: nothing writes to it. Only index.ts is evaluated per workflow.
  */
 import { CronExpressionParser } from 'cron-parser';
 import cronstrue from 'cronstrue';
@@ -28,7 +37,23 @@ import { z } from 'zod';
 import { sessionInputProblem } from '../shared/session-input.js';
 import { findTool } from '../shared/tools/registry.js';
 import { toolProfiles } from '../shared/tools/profiles/index.js';
+import { arborSession, arborSessionV2, arborSessionV3, sessionWorkflow } from './session-workflow.js';
+import { memoryStoreWorkflow } from './memory-store-workflow.js';
 
 z.object({ warmUp: z.string() });
 
-export { CronExpressionParser, cronstrue, findTool, MiniSearch, sessionInputProblem, toolProfiles, tzdata, z };
+export {
+  arborSession,
+  arborSessionV2,
+  arborSessionV3,
+  CronExpressionParser,
+  cronstrue,
+  findTool,
+  memoryStoreWorkflow,
+  MiniSearch,
+  sessionInputProblem,
+  sessionWorkflow,
+  toolProfiles,
+  tzdata,
+  z,
+};

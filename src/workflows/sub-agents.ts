@@ -111,8 +111,20 @@ export class SubAgents {
     return { ok: true, result: undefined };
   }
 
-  /** Starts a child session; resolves once it has started, with its id and the promise of its end. */
-  async spawn(request: SpawnRequest): Promise<{ id: string; finished: Promise<SessionResult | 'stopped'> }> {
+  /**
+   * Starts a child session; resolves once it has started, with its id and the promise of its end. Not async (issue 32):
+   * what follows the start runs in one `then`, where the async function's promise and its await were two promises the
+   * SDK captures a stack trace for, at the same point (one step after the start settles); a throw rejects, at once.
+   */
+  spawn(request: SpawnRequest): Promise<{ id: string; finished: Promise<SessionResult | 'stopped'> }> {
+    try {
+      return this.start(request);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  private start(request: SpawnRequest): Promise<{ id: string; finished: Promise<SessionResult | 'stopped'> }> {
     const { identity } = this.state;
     const id = uuid4();
     const input: SessionInput = {
@@ -147,11 +159,11 @@ export class SubAgents {
     // parent (by its id, whichever run it is in) when they finish, and a stop cancels them explicitly, leaves first.
     const outlivesRun = hasChange('sub-agents-outlive-continue-as-new');
     this.starting += 1;
-    let handle: ChildWorkflowHandle<Workflow>;
+    let started: Promise<ChildWorkflowHandle<Workflow>>;
     try {
       // A sub-agent runs its parent's workflow type (this run's: arborSessionV2 once an older session has continued as
       // new), so a tree started before arborSession replays unchanged.
-      handle = await this.startOutsideTurn(() =>
+      started = this.startOutsideTurn(() =>
         startChild(workflowInfo().workflowType, {
           workflowId: id,
           args: [input],
@@ -170,9 +182,29 @@ export class SubAgents {
             : {}),
         }),
       );
-    } finally {
+    } catch (error) {
       this.starting -= 1;
+      throw error;
     }
+    return started.then(
+      (handle) => {
+        this.starting -= 1;
+        return this.started(handle, id, request, outlivesRun);
+      },
+      (error: unknown) => {
+        this.starting -= 1;
+        throw error;
+      },
+    );
+  }
+
+  /** A child has started: recorded, announced, and its end observed. */
+  private started(
+    handle: ChildWorkflowHandle<Workflow>,
+    id: string,
+    request: SpawnRequest,
+    outlivesRun: boolean,
+  ): { id: string; finished: Promise<SessionResult | 'stopped'> } {
     const now = new Date().toISOString();
     this.state.children.push({
       sub_session_id: id,

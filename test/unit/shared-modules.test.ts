@@ -1,4 +1,4 @@
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { answerRequestSchema } from '../../src/shared/questions.js';
@@ -90,5 +90,26 @@ describe('modules the worker shares and freezes', () => {
       // Parsing, and describing what is wrong, must not write to a frozen schema.
       if (!parsed.success) expect(z.prettifyError(parsed.error)).not.toBe('');
     }
+  });
+});
+
+/** A module-level variable: one for every workflow of a worker, once the worker shares the module. */
+const moduleVariable = /^(?:export\s+)?(?:let|var)\s+\w+/m;
+
+describe('workflow modules the worker shares', () => {
+  // shared-modules.ts preloads the session's modules (issue 32): their module scope runs once per worker, so a value a
+  // module keeps for its workflow is a workflow-local (workflow-local.ts), not a module variable. index.ts and the
+  // tracing interceptors are still evaluated per workflow.
+  const folder = new URL('../../src/workflows/', import.meta.url);
+  const perWorkflow = new Set(['index.ts', 'tracing/interceptors.ts']);
+  const files = readdirSync(folder, { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.ts') && !perWorkflow.has(file));
+
+  it.each(files)('%s keeps no module-level variable', (file) => {
+    expect(readFileSync(new URL(file, folder), 'utf8').match(moduleVariable)?.[0]).toBeUndefined();
+  });
+
+  it('would notice one', () => {
+    expect('import x from "y";\nlet generation = 0;\n').toMatch(moduleVariable);
+    expect('function f() {\n  let local = 0;\n}\n').not.toMatch(moduleVariable);
   });
 });

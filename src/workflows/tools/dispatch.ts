@@ -21,20 +21,41 @@ export interface ToolOutcome {
  * Validates one tool call against its schema and runs it. Anything the model got wrong (unknown tool,
  * malformed JSON, arguments the schema refuses, a rule the handler enforces) comes back as a tool error
  * the model can correct; only cancellation propagates.
+ *
+ * Not async (issue 32): a call that runs outside the workflow task (an activity, a child's start) settles through one
+ * `then`, where the async function's promise and its await were two promises the SDK captures a stack trace for. Each
+ * outcome is ready at the same point as before: a refusal thrown at once, at once; a string result one step later (as
+ * the await of it was); a promised one, one step after it settles.
  */
-export async function dispatchToolCall(
+export function dispatchToolCall(
   call: ToolCall,
   allowedTools: ReadonlySet<string>,
   context: Omit<ToolContext, 'toolCallId'>,
 ): Promise<ToolOutcome> {
+  let content: string | Promise<string>;
   try {
-    const content = await runToolCall(call, allowedTools, { ...context, toolCallId: call.id });
-    return { content: bound(content), is_error: false };
+    content = runToolCall(call, allowedTools, { ...context, toolCallId: call.id });
   } catch (error) {
-    if (isCancellation(error)) throw error;
-    const message = error instanceof ToolError ? error.message : `Tool ${call.name} failed: ${describe(error)}`;
-    return { content: bound(`Error: ${message}`), is_error: true };
+    return isCancellation(error) ? Promise.reject(error) : Promise.resolve(failedOutcome(call, error));
   }
+  const failed = (error: unknown): ToolOutcome => {
+    if (isCancellation(error)) throw error;
+    return failedOutcome(call, error);
+  };
+  const succeeded = (text: string): ToolOutcome => {
+    try {
+      return { content: bound(text), is_error: false };
+    } catch (error) {
+      return failed(error);
+    }
+  };
+  if (!(content instanceof Promise)) return Promise.resolve(content).then(succeeded);
+  return content.then(succeeded, failed);
+}
+
+function failedOutcome(call: ToolCall, error: unknown): ToolOutcome {
+  const message = error instanceof ToolError ? error.message : `Tool ${call.name} failed: ${describe(error)}`;
+  return { content: bound(`Error: ${message}`), is_error: true };
 }
 
 /** Throws the model's mistakes at once; not async, since the SDK captures a stack trace for every workflow promise. */

@@ -20,11 +20,27 @@ const stopping = proxyActivities<Activities>({
   retry: { maximumAttempts: 3 },
 });
 
-export async function spawnSubAgent(args: ToolArgs<typeof subAgent>, context: ToolContext): Promise<string> {
-  const { id, finished } = await launchSubAgent({ ...args, tools: args.tools, inherited: () => inheritedTools(context) }, context);
-  if (args.mode === 'async') {
-    return JSON.stringify({ sub_session_id: id, status: 'running', note: 'You will be notified when it finishes.' });
+/**
+ * Not async for an async sub-agent (issue 32): its reply follows the start through one `then`, where the async
+ * function's promise and its await were two promises the SDK captures a stack trace for; the reply is ready at the same
+ * point (one step after the start), and a refusal rejects at once, as the async function's throw did.
+ */
+export function spawnSubAgent(args: ToolArgs<typeof subAgent>, context: ToolContext): Promise<string> {
+  let launched: ReturnType<typeof launchSubAgent>;
+  try {
+    launched = launchSubAgent({ ...args, tools: args.tools, inherited: () => inheritedTools(context) }, context);
+  } catch (error) {
+    return Promise.reject(error);
   }
+  if (args.mode === 'async')
+    return launched.then(({ id }) =>
+      JSON.stringify({ sub_session_id: id, status: 'running', note: 'You will be notified when it finishes.' }),
+    );
+  return waitForSubAgent(launched);
+}
+
+async function waitForSubAgent(launched: ReturnType<typeof launchSubAgent>): Promise<string> {
+  const { id, finished } = await launched;
   const result = await finished;
   if (result === 'stopped')
     return JSON.stringify({ sub_session_id: id, status: 'stopped', content: 'The sub-agent was stopped before it finished.' });
@@ -79,8 +95,8 @@ export function launchSubAgent(request: LaunchRequest, context: ToolContext): Re
   // Checked before the limits, so nothing awaits between them and the start: calls of one round are counted together.
   if (args.model !== undefined && args.model !== context.state.settings.model && hasChange('sub-agent-model-checked'))
     return models.checkModel(args.model).then((checked) => (resultOf(checked), spawn()));
-  // Not async (callers await it in their own async function, where a throw above rejects as before): one promise less
-  // per sub-agent, which the SDK would capture a stack trace for.
+  // Not async (callers turn a throw above into a rejection, as an async function's was): one promise less per
+  // sub-agent, which the SDK would capture a stack trace for.
   return spawn();
 }
 
